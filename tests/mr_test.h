@@ -1,0 +1,65 @@
+/* A tiny assertion set for plain-C tests: each failed check prints where and why, the
+ * test goes on, and main returns the failure count through MR_TEST_END. */
+#ifndef MR_TEST_H
+#define MR_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int mr_test_failures = 0;
+static int mr_test_checks = 0;
+
+#define MR_CHECK(cond)                                                        \
+  do {                                                                        \
+    mr_test_checks++;                                                         \
+    if (!(cond)) {                                                            \
+      mr_test_failures++;                                                     \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                         \
+  } while (0)
+
+#define MR_CHECK_MSG(cond, ...)                                      \
+  do {                                                               \
+    mr_test_checks++;                                                \
+    if (!(cond)) {                                                   \
+      mr_test_failures++;                                            \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                  \
+      fputc('\n', stderr);                                           \
+    }                                                                \
+  } while (0)
+
+/* |a - b| <= tol */
+#define MR_CHECK_NEAR(a, b, tol)                                                          \
+  do {                                                                                    \
+    double mr_a_ = (a), mr_b_ = (b);                                                      \
+    mr_test_checks++;                                                                     \
+    if (!(fabs(mr_a_ - mr_b_) <= (tol))) {                                                \
+      mr_test_failures++;                                                                 \
+      fprintf(stderr, "%s:%d: %s = %.17g, %s = %.17g, differ by %.3g > %.3g\n", __FILE__, \
+              __LINE__, #a, mr_a_, #b, mr_b_, fabs(mr_a_ - mr_b_), (double)(tol));        \
+    }                                                                                     \
+  } while (0)
+
+/* Stops the test at once: for preconditions without which the rest is meaningless. */
+#define MR_REQUIRE(cond)                                                         \
+  do {                                                                           \
+    mr_test_checks++;                                                            \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "%s:%d: required check failed: %s\n", __FILE__, __LINE__, #cond); \
+      exit(1);                                                                   \
+    }                                                                            \
+  } while (0)
+
+#define MR_TEST_END()                                                                  \
+  do {                                                                                 \
+    if (mr_test_checks == 0) {                                                         \
+      fprintf(stderr, "no checks ran\n");                                              \
+      return 1;                                                                        \
+    }                                                                                  \
+    printf("%d checks, %d failed\n", mr_test_checks, mr_test_failures);                \
+    return mr_test_failures ? 1 : 0;                                                   \
+  } while (0)
+
+#endif
