@@ -345,6 +345,7 @@ typedef struct mr_load_options {
   int floating;             /* URDF: add a free joint at the root */
   const char *package_path; /* URDF: extra roots for package:// URIs (':'-separated) */
   const char *srdf;         /* URDF: SRDF file (default: found next to the URDF) */
+  int quiet;                /* no warnings on stderr */
 } mr_load_options;
 
 /* Loads an MJCF (.xml) or URDF (.urdf) file. On failure returns NULL and writes one line
