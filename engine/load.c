@@ -1,0 +1,73 @@
+/* mr_model_load: picks the front end (MJCF or URDF) for a file, then compiles the spec. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "error.h"
+#include "spec.h"
+
+enum { MR_FORMAT_UNKNOWN, MR_FORMAT_MJCF, MR_FORMAT_URDF };
+
+static int mr_format_from_extension(const char *path) {
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash)) return MR_FORMAT_UNKNOWN;
+  if (strcasecmp(dot, ".urdf") == 0) return MR_FORMAT_URDF;
+  if (strcasecmp(dot, ".xml") == 0 || strcasecmp(dot, ".mjcf") == 0) return MR_FORMAT_MJCF;
+  return MR_FORMAT_UNKNOWN;
+}
+
+/* Reads the first element name of an XML file, skipping the prolog and comments. */
+static int mr_format_from_content(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return MR_FORMAT_UNKNOWN;
+  char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = buf;
+  while ((p = strchr(p, '<')) != NULL) {
+    p++;
+    if (*p == '?' || *p == '!') continue;
+    if (strncmp(p, "robot", 5) == 0) return MR_FORMAT_URDF;
+    if (strncmp(p, "mujoco", 6) == 0) return MR_FORMAT_MJCF;
+    return MR_FORMAT_UNKNOWN;
+  }
+  return MR_FORMAT_UNKNOWN;
+}
+
+mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err, int errlen) {
+  if (err && errlen > 0) err[0] = 0;
+  mr_source where = {path ? path : "(null)", 0};
+  if (!path) {
+    mr_errorf(err, errlen, where, "no model file given");
+    return NULL;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    mr_errorf(err, errlen, where, "cannot open file");
+    return NULL;
+  }
+  fclose(f);
+
+  int format = mr_format_from_extension(path);
+  if (format == MR_FORMAT_UNKNOWN) format = mr_format_from_content(path);
+  if (format == MR_FORMAT_UNKNOWN) {
+    mr_errorf(err, errlen, where, "unknown model format (expected <mujoco> or <robot>)");
+    return NULL;
+  }
+
+  mr_spec *spec = mr_spec_create(path);
+  if (!spec) {
+    mr_errorf(err, errlen, where, "out of memory");
+    return NULL;
+  }
+  spec->quiet = opt ? opt->quiet : 0;
+  mr_load_options defaults = {0, NULL, NULL, 0};
+  int rc = format == MR_FORMAT_URDF
+               ? mr_urdf_parse(spec, path, opt ? opt : &defaults, err, errlen)
+               : mr_mjcf_parse(spec, path, err, errlen);
+  mr_model *m = rc == 0 ? mr_spec_compile(spec, err, errlen) : NULL;
+  mr_spec_free(spec);
+  return m;
+}
