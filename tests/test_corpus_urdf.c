@@ -1,0 +1,181 @@
+/* Corpus: every .urdf under ../shared/models/example-robot-data loads with its meshes, has
+ * the dof count, body count and total mass that the XML says, and survives 1 s of passive
+ * fixed-base simulation.
+ *
+ * The expected numbers are computed here from the XML alone, never through the engine's
+ * parser, with libxml2 walking the <robot> element's children. The rules, as documented
+ * in engine/urdf.c:
+ *   nv    = sum over joints of revolute/continuous/prismatic 1, planar 3, floating 6
+ *   nbody = 1 (world) + links - links whose parent joint is fixed (those merge into their
+ *           parent; the fixed-base root stays a body, welded to the world)
+ *   mass  = sum of the links' <inertial><mass value>
+ * package:// URIs resolve against MOREAU_SHARED_DIR/models, where example-robot-data lives.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "moreau.h"
+#include "mr_test.h"
+
+#include <libxml/parser.h>
+
+#define CORPUS_ROOT MOREAU_SHARED_DIR "/models/example-robot-data"
+
+typedef struct expected {
+  int nv, nbody, nmeshelem;
+  double mass;
+} expected;
+
+static int joint_dofs(const char *type) {
+  if (!type) return 0;
+  if (!strcmp(type, "revolute") || !strcmp(type, "continuous") || !strcmp(type, "prismatic"))
+    return 1;
+  if (!strcmp(type, "planar")) return 3;
+  if (!strcmp(type, "floating")) return 6;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ libxml2 */
+
+static const xmlNode *child_named(const xmlNode *n, const char *name) {
+  for (const xmlNode *c = n ? n->children : NULL; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, name)) return c;
+  return NULL;
+}
+
+static double mass_of(const xmlNode *link) {
+  const xmlNode *m = child_named(child_named(link, "inertial"), "mass");
+  xmlChar *v = m ? xmlGetProp(m, (const xmlChar *)"value") : NULL;
+  double mass = v ? strtod((const char *)v, NULL) : 0;
+  xmlFree(v);
+  return mass;
+}
+
+static int count_meshes(const xmlNode *n) {
+  int k = 0;
+  for (const xmlNode *c = n->children; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE)
+      k += !strcmp((const char *)c->name, "mesh") + count_meshes(c);
+  return k;
+}
+
+static int libxml_expected(const char *path, expected *e) {
+  xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc) return -1;
+  memset(e, 0, sizeof *e);
+  int nlink = 0, nfixed = 0;
+  for (const xmlNode *c = xmlDocGetRootElement(doc)->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    if (!strcmp((const char *)c->name, "link")) {
+      nlink++;
+      e->mass += mass_of(c);
+      e->nmeshelem += count_meshes(c);
+    } else if (!strcmp((const char *)c->name, "joint")) {
+      xmlChar *type = xmlGetProp(c, (const xmlChar *)"type");
+      e->nv += joint_dofs((const char *)type);
+      nfixed += type && !strcmp((const char *)type, "fixed");
+      xmlFree(type);
+    }
+  }
+  xmlFreeDoc(doc);
+  e->nbody = 1 + nlink - nfixed;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+typedef struct path_list {
+  char **paths;
+  int n, cap;
+} path_list;
+
+static void find_urdfs(const char *dir, path_list *list) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *ent;
+  while ((ent = readdir(d)) != NULL) {
+    if (ent->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      find_urdfs(path, list);
+      continue;
+    }
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 5, ".urdf") != 0) continue;
+    if (list->n == list->cap) {
+      list->cap = list->cap ? 2 * list->cap : 32;
+      list->paths = realloc(list->paths, (size_t)list->cap * sizeof *list->paths);
+      MR_REQUIRE(list->paths != NULL);
+    }
+    list->paths[list->n] = malloc(n + 1);
+    MR_REQUIRE(list->paths[list->n] != NULL);
+    memcpy(list->paths[list->n++], path, n + 1);
+  }
+  closedir(d);
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int state_finite(const mr_model *m, const mr_data *d) {
+  for (int i = 0; i < m->nq; i++)
+    if (!isfinite(d->qpos[i])) return 0;
+  for (int i = 0; i < m->nv; i++)
+    if (!isfinite(d->qvel[i])) return 0;
+  return 1;
+}
+
+static void check_robot(const char *path) {
+  const char *shown = path + strlen(CORPUS_ROOT) + 1;
+  expected e;
+  int readable = libxml_expected(path, &e) == 0;
+  MR_CHECK_MSG(readable, "%s: libxml2 cannot read it", shown);
+  if (!readable) return;
+  char err[2048];
+  mr_load_options opt = {.package_path = MOREAU_SHARED_DIR "/models", .quiet = 1};
+  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
+  MR_CHECK_MSG(m != NULL, "%s", err);
+  if (!m) return;
+  printf("%-60s nv %3d  nbody %3d  mass %9.4f  nmesh %3d\n", shown, m->nv, m->nbody,
+         mr_model_total_mass(m), m->nmesh);
+  MR_CHECK_MSG(m->nv == e.nv, "%s: nv %d, expected %d", shown, m->nv, e.nv);
+  MR_CHECK_MSG(m->nbody == e.nbody, "%s: nbody %d, expected %d", shown, m->nbody, e.nbody);
+  MR_CHECK_MSG(fabs(mr_model_total_mass(m) - e.mass) <= 1e-9 * (1 + e.mass),
+               "%s: mass %.12g, expected %.12g", shown, mr_model_total_mass(m), e.mass);
+  MR_CHECK_MSG((m->nmesh > 0) == (e.nmeshelem > 0) && (m->nmesh == 0 || m->nmeshvert > 0),
+               "%s: %d meshes loaded for %d <mesh> elements", shown, m->nmesh, e.nmeshelem);
+  MR_CHECK_NEAR(m->opt.timestep, 0.001, 0);
+
+  mr_data *d = mr_data_create(m);
+  MR_CHECK(d != NULL);
+  if (d) {
+    int steps = (int)lround(1.0 / m->opt.timestep), failed = -1;
+    for (int k = 0; k < steps && failed < 0; k++)
+      if (mr_step(m, d) != 0 || !state_finite(m, d)) failed = k;
+    MR_CHECK_MSG(failed < 0, "%s: state not finite at step %d", shown, failed);
+    mr_data_free(d);
+  }
+  mr_model_free(m);
+}
+
+int main(void) {
+  path_list list = {0};
+  find_urdfs(CORPUS_ROOT, &list);
+  MR_CHECK_MSG(list.n > 0, "no .urdf under %s", CORPUS_ROOT);
+  qsort(list.paths, (size_t)list.n, sizeof *list.paths, by_name);
+  for (int i = 0; i < list.n; i++) {
+    check_robot(list.paths[i]);
+    free(list.paths[i]);
+  }
+  free(list.paths);
+  printf("%d URDF files\n", list.n);
+  MR_TEST_END();
+}
