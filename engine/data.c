@@ -1,0 +1,171 @@
+/* mr_data: creation (one allocation for every array, one for the arena), reset, keyframes,
+ * and the per-step arena. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "moreau.h"
+
+#define MR_ALIGN 64
+
+static size_t mr_align_up(size_t n) { return (n + MR_ALIGN - 1) & ~(size_t)(MR_ALIGN - 1); }
+
+/* ------------------------------------------------------------------ arena */
+
+void mr_arena_reset(mr_data *d) { d->parena = 0; }
+
+void *mr_arena_alloc(mr_data *d, size_t bytes) {
+  size_t start = mr_align_up(d->parena);
+  if (start > d->narena || bytes > d->narena - start) return NULL;
+  d->parena = start + bytes;
+  return d->arena + start;
+}
+
+double *mr_arena_doubles(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(double)); }
+
+int *mr_arena_ints(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(int)); }
+
+/* The smooth dynamics needs RNEA's per-body accelerations and forces (12 per body) and two
+ * nv vectors for the integrator; a dense nv x nv block and a fixed reserve are left for the
+ * constraint stages that come later (they should add their exact worst case here). */
+size_t mr_arena_size(const mr_model *m) {
+  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
+  size_t doubles = 12 * nb + 8 * nv + nv * nv;
+  size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */
+  size_t reserve = (size_t)4 << 20;
+  return doubles * sizeof(double) + blocks + reserve;
+}
+
+/* ------------------------------------------------------------------ layout */
+
+/* Every array of mr_data: field, element type, count. One table drives both the size
+ * computation and the pointer assignment, so they cannot disagree. */
+#define MR_DATA_ARRAYS(X)                          \
+  X(qpos, double, m->nq)                           \
+  X(qvel, double, m->nv)                           \
+  X(qacc, double, m->nv)                           \
+  X(ctrl, double, m->nu)                           \
+  X(qfrc_applied, double, m->nv)                   \
+  X(xfrc_applied, double, 6 * m->nbody)            \
+  X(xpos, double, 3 * m->nbody)                    \
+  X(xquat, double, 4 * m->nbody)                   \
+  X(xmat, double, 9 * m->nbody)                    \
+  X(xipos, double, 3 * m->nbody)                   \
+  X(ximat, double, 9 * m->nbody)                   \
+  X(xanchor, double, 3 * m->njnt)                  \
+  X(xaxis, double, 3 * m->njnt)                    \
+  X(geom_xpos, double, 3 * m->ngeom)               \
+  X(geom_xmat, double, 9 * m->ngeom)               \
+  X(site_xpos, double, 3 * m->nsite)               \
+  X(site_xmat, double, 9 * m->nsite)               \
+  X(cam_xpos, double, 3 * m->ncam)                 \
+  X(cam_xmat, double, 9 * m->ncam)                 \
+  X(subtree_com, double, 3 * m->nbody)             \
+  X(cdof, double, 6 * m->nv)                       \
+  X(cinert, double, 10 * m->nbody)                 \
+  X(crb, double, 10 * m->nbody)                    \
+  X(qM, double, m->nM)                             \
+  X(qLD, double, m->nM)                            \
+  X(qLDiagInv, double, m->nv)                      \
+  X(cvel, double, 6 * m->nbody)                    \
+  X(cdof_dot, double, 6 * m->nv)                   \
+  X(qfrc_bias, double, m->nv)                      \
+  X(qfrc_passive, double, m->nv)                   \
+  X(qfrc_actuator, double, m->nv)                  \
+  X(actuator_force, double, m->nu)                 \
+  X(actuator_length, double, m->nu)                \
+  X(actuator_velocity, double, m->nu)              \
+  X(qfrc_smooth, double, m->nv)                    \
+  X(qacc_smooth, double, m->nv)                    \
+  X(qfrc_constraint, double, m->nv)
+
+static size_t mr_data_bytes(const mr_model *m) {
+  size_t bytes = 0;
+#define MR_COUNT(field, type, n) bytes += mr_align_up((size_t)(n) * sizeof(type));
+  MR_DATA_ARRAYS(MR_COUNT)
+#undef MR_COUNT
+  return bytes;
+}
+
+static void mr_data_assign(const mr_model *m, mr_data *d) {
+  unsigned char *p = d->buffer;
+#define MR_ASSIGN(field, type, n)                    \
+  d->field = (type *)p;                              \
+  p += mr_align_up((size_t)(n) * sizeof(type));
+  MR_DATA_ARRAYS(MR_ASSIGN)
+#undef MR_ASSIGN
+}
+
+/* 64-byte aligned block; the pointer to free is stored just before it so that a plain
+ * malloc suffices (aligned_alloc would need a size multiple of the alignment). */
+static void *mr_aligned_calloc(size_t bytes) {
+  unsigned char *raw = calloc(1, bytes + MR_ALIGN + sizeof(void *));
+  if (!raw) return NULL;
+  uintptr_t start = (uintptr_t)(raw + sizeof(void *));
+  unsigned char *aligned = (unsigned char *)((start + MR_ALIGN - 1) & ~(uintptr_t)(MR_ALIGN - 1));
+  memcpy(aligned - sizeof(void *), &raw, sizeof raw);
+  return aligned;
+}
+
+static void mr_aligned_free(void *p) {
+  if (!p) return;
+  void *raw;
+  memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+  free(raw);
+}
+
+/* ------------------------------------------------------------------ public */
+
+mr_data *mr_data_create(const mr_model *m) {
+  if (!m || m->nbody < 1) return NULL;
+  mr_data *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->nbuffer = mr_data_bytes(m);
+  d->buffer = mr_aligned_calloc(d->nbuffer);
+  d->narena = mr_arena_size(m);
+  d->arena = mr_aligned_calloc(d->narena);
+  if (!d->buffer || !d->arena) {
+    mr_data_free(d);
+    return NULL;
+  }
+  mr_data_assign(m, d);
+  d->opt = m->opt;
+  mr_data_reset(m, d);
+  return d;
+}
+
+void mr_data_free(mr_data *d) {
+  if (!d) return;
+  mr_aligned_free(d->buffer);
+  mr_aligned_free(d->arena);
+  free(d);
+}
+
+void mr_data_reset(const mr_model *m, mr_data *d) {
+  mr_option opt = d->opt;
+  unsigned char *buffer = d->buffer, *arena = d->arena;
+  size_t nbuffer = d->nbuffer, narena = d->narena;
+  memset(buffer, 0, nbuffer);
+  memset(d, 0, sizeof *d);
+  d->opt = opt;
+  d->buffer = buffer;
+  d->nbuffer = nbuffer;
+  d->arena = arena;
+  d->narena = narena;
+  mr_data_assign(m, d);
+  if (m->nq > 0) memcpy(d->qpos, m->qpos0, (size_t)m->nq * sizeof(double));
+  /* The world body's frame is fixed: kinematics never writes it. */
+  for (int k = 0; k < 3; k++) d->xmat[4 * k] = d->ximat[4 * k] = 1;
+  d->xquat[0] = 1;
+}
+
+int mr_data_reset_keyframe(const mr_model *m, mr_data *d, int k) {
+  if (k < 0 || k >= m->nkey) return -1;
+  mr_data_reset(m, d);
+  d->time = m->key_time[k];
+  if (m->nq > 0) memcpy(d->qpos, m->key_qpos + (size_t)k * m->nq, (size_t)m->nq * sizeof(double));
+  if (m->nv > 0) memcpy(d->qvel, m->key_qvel + (size_t)k * m->nv, (size_t)m->nv * sizeof(double));
+  if (m->nu > 0) memcpy(d->ctrl, m->key_ctrl + (size_t)k * m->nu, (size_t)m->nu * sizeof(double));
+  return 0;
+}

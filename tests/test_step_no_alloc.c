@@ -1,0 +1,126 @@
+/* mr_step allocates nothing: this executable is linked with --wrap=malloc,calloc,realloc,
+ * free (tests/CMakeLists.txt), so every call from libmoreau lands in the counters below
+ * before reaching the C library. */
+#include <stddef.h>
+#include <string.h>
+
+#include "moreau.h"
+#include "mr_test.h"
+#include "spec.h"
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
+
+static long allocations = 0, frees = 0;
+
+void *__wrap_malloc(size_t size) {
+  allocations++;
+  return __real_malloc(size);
+}
+void *__wrap_calloc(size_t n, size_t size) {
+  allocations++;
+  return __real_calloc(n, size);
+}
+void *__wrap_realloc(void *p, size_t size) {
+  allocations++;
+  return __real_realloc(p, size);
+}
+void __wrap_free(void *p) {
+  if (p) frees++;
+  __real_free(p);
+}
+
+/* Every stage busy: a floating base, ball/hinge/slide joints, springs, damping (implicit
+ * Euler path), armature, actuators with clamping, applied forces, and enough bodies
+ * (300) that per-body scratch exceeds any small-size fast path. */
+static mr_model *build_model(void) {
+  mr_spec *s = mr_spec_create("no_alloc");
+  mr_source src = {"no_alloc", 0};
+  const int types[] = {MR_JOINT_FREE, MR_JOINT_BALL, MR_JOINT_HINGE, MR_JOINT_SLIDE};
+  for (int i = 0; i < 300; i++) {
+    /* a ternary tree (shallow: the step stays cheap) with a second root at i = 150 */
+    int parent = i == 0 || i == 150 ? 0 : 1 + (i - 1) / 3;
+    int b = mr_spec_add_body(s, parent, src);
+    mr_spec_body *body = &s->bodies[b];
+    body->pos[0] = 0.1;
+    body->has_inertial = 1;
+    body->mass = 1;
+    body->inertia[0] = body->inertia[1] = body->inertia[2] = 0.01;
+    body->ipos[2] = 0.05;
+    int type = i == 0 ? MR_JOINT_FREE : i == 150 ? MR_JOINT_HINGE : types[1 + i % 3];
+    int j = mr_spec_add_joint(s, b, src);
+    s->joints[j].type = type;
+    s->joints[j].axis[1] = 1;
+    s->joints[j].damping = 0.1;
+    s->joints[j].stiffness = 0.5;
+    s->joints[j].armature = 0.01;
+    if (type == MR_JOINT_HINGE) {
+      int u = mr_spec_add_actuator(s, src);
+      mr_spec_actuator *a = &s->actuators[u];
+      a->kind = MR_ACT_POSITION;
+      a->joint = j;
+      a->gear = 1;
+      a->ctrllimited = a->forcelimited = 1;
+      a->ctrlrange[0] = a->forcerange[0] = -1;
+      a->ctrlrange[1] = a->forcerange[1] = 1;
+      a->gainprm[0] = 5;
+      a->biasprm[1] = -5;
+    }
+  }
+  char err[512];
+  mr_model *m = mr_spec_compile(s, err, sizeof err);
+  if (!m) fprintf(stderr, "compile: %s\n", err);
+  mr_spec_free(s);
+  return m;
+}
+
+static long count_step_allocations(const mr_model *m, mr_data *d, int steps) {
+  long before = allocations + frees;
+  for (int k = 0; k < steps; k++) mr_step(m, d);
+  return allocations + frees - before;
+}
+
+int main(void) {
+  mr_model *m = build_model();
+  MR_REQUIRE(m != NULL);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d != NULL);
+  MR_CHECK(allocations > 0); /* the wrapper is really in place */
+
+  for (int u = 0; u < m->nu; u++) d->ctrl[u] = 0.5 * ((u % 5) - 2);
+  for (int b = 1; b < m->nbody; b += 7) d->xfrc_applied[6 * b + 2] = 0.3;
+  for (int i = 0; i < m->nv; i += 3) d->qfrc_applied[i] = 0.1;
+  long n = count_step_allocations(m, d, 1000);
+  printf("spec model (nv %d): %ld allocations or frees in 1000 steps\n", m->nv, n);
+  MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step", n);
+
+  /* the midpoint setting falls back to Euler for now: it must not allocate either */
+  d->opt.integrator = MR_INT_MIDPOINT;
+  n = count_step_allocations(m, d, 100);
+  MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step (midpoint)", n);
+  mr_data_free(d);
+  mr_model_free(m);
+
+  /* a real robot, when the sample models and the MJCF loader are there */
+  char err[512];
+  mr_model *h = mr_model_load(MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", NULL, err, sizeof err);
+  if (h) {
+    mr_data *hd = mr_data_create(h);
+    MR_REQUIRE(hd != NULL);
+    hd->opt.disable |= MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT;
+    n = count_step_allocations(h, hd, 1000);
+    printf("humanoid (nv %d): %ld allocations or frees in 1000 steps\n", h->nv, n);
+    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid", n);
+    /* with contacts and constraints on, once those stages exist */
+    hd->opt.disable &= ~(MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT);
+    n = count_step_allocations(h, hd, 1000);
+    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid with contacts", n);
+    mr_data_free(hd);
+    mr_model_free(h);
+  } else {
+    printf("humanoid not loaded (%s): skipped\n", err);
+  }
+  MR_TEST_END();
+}
