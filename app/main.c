@@ -1,0 +1,51 @@
+/* The moreau command: dispatches to one subcommand per file (cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+static int cmd_solvers(int argc, char **argv) {
+  (void)argv;
+  if (argc > 0) {
+    mr_cli_error("usage: moreau solvers");
+    return MR_EXIT_BAD_INPUT;
+  }
+  /* The registry (engine/solver/) is not built yet; the header keeps the format stable. */
+  printf("%-10s %-6s %s\n", "name", "hotkey", "description");
+  printf("(no contact solvers yet)\n");
+  return MR_EXIT_OK;
+}
+
+static int cmd_not_built(const char *name) {
+  mr_cli_error("'%s' is not available in this build yet", name);
+  return MR_EXIT_BAD_INPUT;
+}
+
+static int is_help(const char *word) {
+  return strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "help") == 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    mr_cli_error("usage: moreau info|run|view|batch|solvers ... (see moreau --help)");
+    return MR_EXIT_BAD_INPUT;
+  }
+  const char *command = argv[1];
+  int rest = argc - 2;
+  char **rest_argv = argv + 2;
+  if (is_help(command)) {
+    mr_cli_print_usage(stdout);
+    return MR_EXIT_OK;
+  }
+  if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
+    printf("moreau %s\n", MR_VERSION_STRING);
+    return MR_EXIT_OK;
+  }
+  if (strcmp(command, "info") == 0) return mr_cmd_info(rest, rest_argv);
+  if (strcmp(command, "run") == 0) return mr_cmd_run(rest, rest_argv);
+  if (strcmp(command, "solvers") == 0) return cmd_solvers(rest, rest_argv);
+  if (strcmp(command, "view") == 0 || strcmp(command, "batch") == 0) return cmd_not_built(command);
+  if (command[0] == '-') mr_cli_error("unknown option '%s' (see moreau --help)", command);
+  else mr_cli_error("unknown command '%s' (see moreau --help)", command);
+  return MR_EXIT_BAD_INPUT;
+}
