@@ -47,6 +47,13 @@ static int mr_check_bodies(mr_compiler *c) {
   return 0;
 }
 
+/* The local-frame angular velocity of a free or ball joint is only consistent when no
+ * rotation follows it in the same body (MuJoCo refuses the same combinations). */
+static int mr_joint_breaks_order(const mr_spec_joint *j, const mr_spec_joint *prev) {
+  if (prev->type == MR_JOINT_FREE || j->type == MR_JOINT_FREE) return 1;
+  return prev->type == MR_JOINT_BALL && j->type != MR_JOINT_SLIDE;
+}
+
 static int mr_check_joints(mr_compiler *c) {
   const mr_spec *s = c->s;
   for (int i = 0; i < s->njoints; i++) {
@@ -60,6 +67,10 @@ static int mr_check_joints(mr_compiler *c) {
       return MR_FAIL(j->src, "joint '%s' has an unknown type %d", name, j->type);
     if (j->type == MR_JOINT_FREE && s->bodies[j->body].parent != 0)
       return MR_FAIL(j->src, "free joint '%s' is not in a top-level body", name);
+    if (i > 0 && j->body == s->joints[i - 1].body && mr_joint_breaks_order(j, &s->joints[i - 1]))
+      return MR_FAIL(j->src, "joint '%s' follows a %s joint in the same body (a free joint "
+                     "must be alone; a ball joint may be followed only by slides)", name,
+                     s->joints[i - 1].type == MR_JOINT_FREE ? "free" : "ball");
     const double scalars[] = {j->stiffness, j->springref, j->damping, j->armature,
                               j->frictionloss, j->margin, j->ref};
     if (!mr_all_finite(j->pos, 3) || !mr_all_finite(j->axis, 3) || !mr_all_finite(j->range, 2) ||
@@ -174,6 +185,11 @@ static int mr_check_actuators(mr_compiler *c) {
     const mr_spec_actuator *a = &s->actuators[i];
     if (a->joint < 0 || a->joint >= s->njoints)
       return MR_FAIL(a->src, "actuator '%s' acts on a missing joint", mr_label(a->name));
+    int type = s->joints[a->joint].type;
+    /* One gear number cannot say which of a multi-dof joint's dofs it drives. */
+    if (type == MR_JOINT_FREE || type == MR_JOINT_BALL)
+      return MR_FAIL(a->src, "actuator '%s' drives a %s joint (only hinge and slide joints "
+                     "can be actuated)", mr_label(a->name), type == MR_JOINT_FREE ? "free" : "ball");
     if (!isfinite(a->gear) || !mr_all_finite(a->ctrlrange, 2) || !mr_all_finite(a->forcerange, 2) ||
         !mr_all_finite(a->gainprm, 3) || !mr_all_finite(a->biasprm, 3))
       return MR_FAIL(a->src, "actuator '%s' has a non-finite number", mr_label(a->name));

@@ -354,6 +354,25 @@ static void test_errors(void) {
   expect_error(s, "test.xml:30:", "missing joint", "actuator joint");
 
   s = valid_spec();
+  s->joints[0].type = MR_JOINT_BALL;
+  a = mr_spec_add_actuator(s, at(31));
+  s->actuators[a].joint = 0;
+  expect_error(s, "test.xml:31:", "ball joint", "actuator on a ball joint");
+
+  s = valid_spec();
+  s->joints[0].type = MR_JOINT_BALL;
+  add_joint(s, 1, MR_JOINT_HINGE, 13);
+  expect_error(s, "test.xml:13:", "follows a ball joint", "hinge after ball");
+
+  s = valid_spec();
+  s->joints[0].type = MR_JOINT_BALL;
+  add_joint(s, 1, MR_JOINT_SLIDE, 13);
+  m = mr_spec_compile(s, err, sizeof err);
+  MR_CHECK_MSG(m != NULL, "slide after ball must compile: %s", err);
+  mr_model_free(m);
+  mr_spec_free(s);
+
+  s = valid_spec();
   int e = mr_spec_add_equality(s, at(40));
   s->equalities[e].type = MR_EQ_CONNECT;
   s->equalities[e].obj1 = 1;
