@@ -19,15 +19,20 @@ packages=(
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
+# The package lists first, as the issue asks, so a fresh machine sees current versions. If
+# the registry cannot be reached but everything is already installed, carry on.
+updated=1
+"${sudo_cmd[@]}" apt-get update -qq || updated=0
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  [ "$updated" = 1 ] || echo "setup: apt-get update failed; using the installed packages" >&2
   echo "setup: all ${#packages[@]} packages present"
   exit 0
 fi
 echo "setup: installing ${missing[*]}"
-"${sudo_cmd[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"
