@@ -1,0 +1,32 @@
+/* Narrow phase: the contact points between two geoms at their current poses.
+ *
+ * Every routine returns the points whose signed distance is below the margin, with the
+ * normal pointing from the first geom to the second, at most MR_MAX_MANIFOLD of them. Flat
+ * contact gives several points (box on plane: 4; capsule lying: 2; cylinder standing: its
+ * rim), so solvers see the support polygon, not a single point that rocks from step to step.
+ */
+#ifndef MR_NARROWPHASE_H
+#define MR_NARROWPHASE_H
+
+#include "moreau.h"
+
+#define MR_MAX_MANIFOLD 8
+
+typedef struct mr_contact_point {
+  double pos[3];    /* midway between the surfaces */
+  double normal[3]; /* unit, from geom1 to geom2 */
+  double dist;      /* signed distance, < 0 penetrating */
+  int feature;      /* identifies the point within the pair (e.g. a box vertex index) so that
+                       persistence can match it next step; -1 if none */
+} mr_contact_point;
+
+/* The contact points of geoms g1 and g2 (any type order; the normal always points from g1
+ * to g2). Returns their number (0 .. MR_MAX_MANIFOLD). */
+int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
+                   mr_contact_point out[MR_MAX_MANIFOLD]);
+
+/* World-frame axis-aligned bounding box of geom g (planes: infinite in their plane's
+ * directions, +-HUGE_VAL). */
+void mr_geom_aabb(const mr_model *m, const mr_data *d, int g, double lo[3], double hi[3]);
+
+#endif

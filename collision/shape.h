@@ -1,0 +1,96 @@
+/* The narrow phase's view of one geom: its type, size and world pose, and for meshes the
+ * convex hull. Every pair routine works on two of these, so it never indexes the model's
+ * arrays itself, and the general path (libccd) gets one support function for every type.
+ *
+ * Frames: pos is the geom origin in the world; mat is row-major with the geom's local axes
+ * as its columns (world = mat * local + pos). Planes: the normal is the local z axis. */
+#ifndef MR_SHAPE_H
+#define MR_SHAPE_H
+
+#include "moreau.h"
+#include "narrowphase.h"
+
+typedef struct mr_shape {
+  int type;          /* mr_geom_type */
+  double size[3];    /* MuJoCo semantics */
+  double pos[3];
+  double mat[9];
+  double rbound;     /* bounding sphere about pos (0 for planes) */
+  const double *hullvert; /* meshes: hull vertices in the geom frame, nhull x3 */
+  const int *hullface;   /* meshes: hull triangles, nhullface x3 */
+  int nhull, nhullface;
+} mr_shape;
+
+void mr_shape_make(const mr_model *m, const mr_data *d, int g, mr_shape *s);
+
+/* The point of s farthest along dir (world frame, any length). */
+void mr_shape_support(const mr_shape *s, const double dir[3], double out[3]);
+
+/* Shapes that are a point or a segment swept by a sphere (sphere, capsule): their core and
+ * radius, so that the general path can work on the core exactly. Returns the number of core
+ * points (1 or 2), or 0 for other types. */
+int mr_shape_core(const mr_shape *s, double a[3], double b[3], double *radius);
+
+void mr_shape_aabb(const mr_shape *s, double lo[3], double hi[3]);
+
+/* Local <-> world helpers. */
+static inline void mr_shape_to_world(const mr_shape *s, double w[3], const double l[3]) {
+  for (int i = 0; i < 3; i++)
+    w[i] = s->pos[i] + s->mat[3 * i] * l[0] + s->mat[3 * i + 1] * l[1] + s->mat[3 * i + 2] * l[2];
+}
+static inline void mr_shape_axis(const mr_shape *s, int k, double axis[3]) {
+  axis[0] = s->mat[k]; axis[1] = s->mat[3 + k]; axis[2] = s->mat[6 + k];
+}
+
+/* One contact point from the point on a's surface nearest b (pa), the unit normal a->b and
+ * the signed distance: the position is midway between the two surfaces. */
+static inline void mr_point_set(mr_contact_point *c, const double pa[3], const double n[3],
+                                double dist, int feature) {
+  for (int i = 0; i < 3; i++) {
+    c->pos[i] = pa[i] + 0.5 * dist * n[i];
+    c->normal[i] = n[i];
+  }
+  c->dist = dist;
+  c->feature = feature;
+}
+
+/* ------------------------------------------------------------------ pair routines
+ * Each takes the shapes in the order of the dispatch table (lower type first) and writes
+ * points with the normal from a to b. Returns the number of points (<= MR_MAX_MANIFOLD). */
+typedef int (*mr_collide_fn)(const mr_shape *a, const mr_shape *b, double margin,
+                             mr_contact_point *out);
+
+/* collide_plane.c */
+int mr_collide_plane_sphere(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_plane_capsule(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_plane_ellipsoid(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_plane_cylinder(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_plane_box(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_plane_mesh(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_sphere.c */
+int mr_collide_sphere_sphere(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_sphere_capsule(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_capsule.c */
+int mr_collide_capsule_capsule(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_box.c */
+int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_convex.c: the general path for any two convex shapes (not planes). One point:
+ * GJK distance when separated (exact on polytopes and on sphere/capsule cores), libccd's MPR
+ * refined to the minimum-translation normal when penetrating. */
+int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+/* The general path plus a face-clipped manifold (manifold.c) for flat contact. */
+int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* manifold.c: given the general path's single point (normal a->b), the points of the
+ * clipped contact polygon; returns their number, or 0 to keep the single point. */
+int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
+                     double margin, mr_contact_point *out);
+/* Keeps at most keep of n points: the deepest, then greedily the farthest from those kept
+ * (widest spread). Order is deterministic. Returns the new count. */
+int mr_manifold_reduce(mr_contact_point *pts, int n, int keep);
+
+#endif
