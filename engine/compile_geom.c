@@ -16,7 +16,7 @@ static double mr_geom_rbound(const mr_model *m, int type, const double *size, in
     case MR_GEOM_ELLIPSOID: return fmax(size[0], fmax(size[1], size[2]));
     case MR_GEOM_MESH: {
       double r = 0;
-      const float *v = m->mesh_vert + 3 * m->mesh_vertadr[meshid];
+      const double *v = m->mesh_vert + 3 * m->mesh_vertadr[meshid];
       for (int k = 0; k < m->mesh_vertnum[meshid]; k++) {
         double p[3] = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
         r = fmax(r, mr_norm3(p));
@@ -119,12 +119,12 @@ static void mr_fill_meshes(mr_compiler *c, mr_model *m) {
     m->mesh_hullfaceadr[k] = hfa;
     m->mesh_hullfacenum[k] = cm->hull.nface;
     for (int v = 0; v < 3 * cm->data.nvert; v++) {
-      m->mesh_vert[3 * va + v] = (float)cm->data.vert[v];
+      m->mesh_vert[3 * va + v] = cm->data.vert[v];
       m->mesh_normal[3 * va + v] = cm->data.normal[v];
     }
     memcpy(m->mesh_face + 3 * fa, cm->data.face, 3 * sizeof(int) * (size_t)cm->data.nface);
     for (int v = 0; v < 3 * cm->hull.nvert; v++)
-      m->mesh_hullvert[3 * hva + v] = (float)cm->hull.vert[v];
+      m->mesh_hullvert[3 * hva + v] = cm->hull.vert[v];
     memcpy(m->mesh_hullface + 3 * hfa, cm->hull.face, 3 * sizeof(int) * (size_t)cm->hull.nface);
     va += cm->data.nvert;
     fa += cm->data.nface;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "collide.h"
 #include "moreau.h"
 
 #define MR_ALIGN 64
@@ -27,14 +28,16 @@ double *mr_arena_doubles(mr_data *d, size_t n) { return mr_arena_alloc(d, n * si
 int *mr_arena_ints(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(int)); }
 
 /* The smooth dynamics needs RNEA's per-body accelerations and forces (12 per body) and two
- * nv vectors for the integrator; a dense nv x nv block and a fixed reserve are left for the
- * constraint stages that come later (they should add their exact worst case here). */
+ * nv vectors for the integrator; collision adds its exact worst case (collision/collide.h:
+ * broadphase boxes, filter keys, persistence keys); a dense nv x nv block and a fixed
+ * reserve are left for the constraint stages that come later (they should add their exact
+ * worst case here). */
 size_t mr_arena_size(const mr_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
   size_t doubles = 12 * nb + 8 * nv + nv * nv;
   size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */
   size_t reserve = (size_t)4 << 20;
-  return doubles * sizeof(double) + blocks + reserve;
+  return doubles * sizeof(double) + blocks + reserve + mr_collide_arena_size(m);
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -78,9 +81,12 @@ size_t mr_arena_size(const mr_model *m) {
   X(actuator_velocity, double, m->nu)              \
   X(qfrc_smooth, double, m->nv)                    \
   X(qacc_smooth, double, m->nv)                    \
-  X(qfrc_constraint, double, m->nv)
+  X(qfrc_constraint, double, m->nv)                \
+  X(contact, mr_contact, maxcon)                   \
+  X(contact_prev, mr_contact, maxcon)
 
 static size_t mr_data_bytes(const mr_model *m) {
+  int maxcon = mr_contact_capacity(m);
   size_t bytes = 0;
 #define MR_COUNT(field, type, n) bytes += mr_align_up((size_t)(n) * sizeof(type));
   MR_DATA_ARRAYS(MR_COUNT)
@@ -89,6 +95,7 @@ static size_t mr_data_bytes(const mr_model *m) {
 }
 
 static void mr_data_assign(const mr_model *m, mr_data *d) {
+  int maxcon = d->maxcon = mr_contact_capacity(m);
   unsigned char *p = d->buffer;
 #define MR_ASSIGN(field, type, n)                    \
   d->field = (type *)p;                              \

@@ -1,7 +1,7 @@
 /* The pipeline: mr_forward (state -> qacc) and mr_step (one time step), in MuJoCo's
  * visible order so every stage can be compared with its MuJoCo counterpart:
  *
- *   position stage      kinematics, com frames, mass matrix (CRBA); later collision
+ *   position stage      kinematics, com frames, mass matrix (CRBA), collision
  *   velocity stage      body velocities, bias forces (RNEA), passive forces
  *   actuation           actuator forces, then qfrc_smooth (+ applied forces)
  *   acceleration        L^T D L factor of M, qacc_smooth = M^-1 qfrc_smooth
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "integrator.h"
 #include "moreau.h"
 #include "spatial.h"
 
@@ -50,7 +51,12 @@ static void mr_xfrc_accumulate(const mr_model *m, mr_data *d, double *qfrc) {
 static void mr_forward_position(const mr_model *m, mr_data *d) {
   mr_kinematics(m, d);
   mr_mass_matrix(m, d);
-  /* later: collision detection (contacts) belongs here */
+  if (d->opt.disable & (MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT)) {
+    d->ncon = 0;
+    d->ncon_dropped = 0;
+  } else {
+    mr_collide(m, d);
+  }
 }
 
 static void mr_forward_velocity(const mr_model *m, mr_data *d) {
@@ -58,7 +64,7 @@ static void mr_forward_velocity(const mr_model *m, mr_data *d) {
   mr_passive_forces(m, d);
 }
 
-static void mr_smooth_force(const mr_model *m, mr_data *d) {
+void mr_smooth_force(const mr_model *m, mr_data *d) {
   const int nv = m->nv;
   double *f = d->qfrc_smooth;
   for (int i = 0; i < nv; i++)
@@ -73,9 +79,9 @@ static void mr_forward_acceleration(const mr_model *m, mr_data *d) {
 }
 
 /* Constraints (joint limits, equalities, contacts) and their solvers come in later issues;
- * until then the constrained acceleration is the smooth one. */
+ * until then the constrained acceleration is the smooth one: contacts are detected (the
+ * position stage) but do not act on the motion yet. */
 static void mr_forward_constraint(const mr_model *m, mr_data *d) {
-  d->ncon = 0;
   d->solver_iters = 0;
   d->solver_status = 0;
   d->solver_residual = 0;
@@ -106,14 +112,13 @@ static int mr_has_damping(const mr_model *m) {
   return 0;
 }
 
-/* 1 when this step can have no constraint rows, so M^-1 itself is never needed. While the
- * constraint stage is empty that is every step; once limits, equalities and contacts exist
- * it becomes: MR_DISABLE_CONSTRAINT set, or no limited joint, no active equality and
- * contacts disabled. */
+/* 1 when this step has no constraint rows, so M^-1 itself is never needed. Contacts are
+ * the only rows so far (collision ran in the position stage, before this is asked); once
+ * limits and equalities exist they join: MR_DISABLE_CONSTRAINT set, or no contact, no
+ * limited joint and no active equality. */
 static int mr_step_is_smooth(const mr_model *m, const mr_data *d) {
   (void)m;
-  (void)d;
-  return 1;
+  return (d->opt.disable & MR_DISABLE_CONSTRAINT) || d->ncon == 0;
 }
 
 /* q <- q (+) dt v after v <- v + dt qacc. */
@@ -164,10 +169,10 @@ static int mr_state_finite(const mr_model *m, const mr_data *d) {
 }
 
 int mr_step(const mr_model *m, mr_data *d) {
-  /* The midpoint integrator (MR_INT_MIDPOINT) arrives in a later issue: until then every
-   * run steps with semi-implicit Euler. */
   mr_forward_forces(m, d);
-  if (mr_step_is_smooth(m, d) && mr_has_damping(m)) {
+  if (d->opt.integrator == MR_INT_MIDPOINT) {
+    mr_midpoint_step(m, d); /* midpoint.c: both stages and the position update */
+  } else if (mr_step_is_smooth(m, d) && mr_has_damping(m)) {
     mr_step_smooth_damped(m, d);
   } else {
     mr_forward_acceleration(m, d);

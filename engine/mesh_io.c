@@ -130,9 +130,9 @@ int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, cha
   aiReleaseImport(sc);
   for (int v = 0; v < out->nvert; v++)
     for (int r = 0; r < 3; r++) {
-      /* Rounded to float as MuJoCo stores them, so mass properties agree with its to the
-       * last digits. */
-      out->vert[3 * v + r] = (float)(out->vert[3 * v + r] * scale[r]);
+      /* Kept in double (MuJoCo rounds to float): a mesh box then collides exactly like the
+       * primitive box, and mass properties differ from MuJoCo's only in float round-off. */
+      out->vert[3 * v + r] = out->vert[3 * v + r] * scale[r];
       if (scale[r] != 0) out->normal[3 * v + r] /= (float)scale[r];
     }
   mr_mesh_normals(out, !had_normals);

@@ -85,10 +85,10 @@
   X(int, mesh_hullvertnum, m->nmesh)                    \
   X(int, mesh_hullfaceadr, m->nmesh)                    \
   X(int, mesh_hullfacenum, m->nmesh)                    \
-  X(float, mesh_vert, 3 * m->nmeshvert)                 \
+  X(double, mesh_vert, 3 * m->nmeshvert)                 \
   X(float, mesh_normal, 3 * m->nmeshvert)               \
   X(int, mesh_face, 3 * m->nmeshface)                   \
-  X(float, mesh_hullvert, 3 * m->nhullvert)             \
+  X(double, mesh_hullvert, 3 * m->nhullvert)             \
   X(int, mesh_hullface, 3 * m->nhullface)               \
   X(int, mesh_pathadr, m->nmesh)                        \
   X(float, mat_rgba, 4 * m->nmat)                       \

@@ -201,10 +201,10 @@ typedef struct mr_model {
   int *mesh_faceadr, *mesh_facenum; /* nmesh */
   int *mesh_hullvertadr, *mesh_hullvertnum; /* nmesh: convex hull (qhull) */
   int *mesh_hullfaceadr, *mesh_hullfacenum; /* nmesh */
-  float *mesh_vert;     /* nmeshvert x3 */
+  double *mesh_vert;    /* nmeshvert x3 */
   float *mesh_normal;   /* nmeshvert x3 */
   int *mesh_face;       /* nmeshface x3: indices local to the mesh */
-  float *mesh_hullvert; /* nhullvert x3 */
+  double *mesh_hullvert; /* nhullvert x3 */
   int *mesh_hullface;   /* nhullface x3: indices local to the mesh's hull vertices */
   int *mesh_pathadr;    /* nmesh: address in names of the resolved file path */
 
@@ -268,6 +268,26 @@ typedef struct mr_model {
   size_t nbuffer;
 } mr_model;
 
+/* ------------------------------------------------------------------ contacts */
+
+/* One contact point. The normal points from geom1 to geom2; dist < 0 is penetration. */
+typedef struct mr_contact {
+  double pos[3];      /* midway between the two surfaces */
+  double frame[9];    /* rows: normal, tangent1, tangent2 (world frame, right-handed) */
+  double dist;        /* signed distance */
+  double margin;      /* contacts are reported while dist < margin */
+  double gap;         /* MuJoCo's gap: the solver acts from dist < margin - gap */
+  double friction[5]; /* sliding (2), torsional, rolling (2): MuJoCo's max rule for MJCF */
+  double solref[2], solimp[5];
+  double impulse[3];  /* last step's impulse of the same persistent contact (warm start), else 0 */
+  int geom1, geom2;
+  int body1, body2;
+  int dim;            /* condim: 1 frictionless, 3 sliding, 4 torsional, 6 rolling */
+  int age;            /* steps this contact has persisted (0: new this step) */
+  int feature;        /* narrowphase feature id within the pair (persistence matching) */
+  unsigned id;        /* persistent id: unchanged from step to step while the contact lasts */
+} mr_contact;
+
 /* ------------------------------------------------------------------ data */
 
 typedef struct mr_data {
@@ -323,8 +343,19 @@ typedef struct mr_data {
 
   double energy[2]; /* potential, kinetic */
 
+  /* contacts: capacity fixed at mr_data_create; when more are found, a warning is counted
+   * and the deepest are kept */
+  mr_contact *contact;      /* maxcon */
+  mr_contact *contact_prev; /* maxcon: last step's contacts, for persistence and warm start */
+  int maxcon, ncon_prev;
+  int ncon_dropped;         /* contacts dropped this step for lack of capacity */
+  unsigned next_contact_id;
+
   /* step statistics */
   int ncon;
+  int newton_iters;       /* midpoint stage 1: quasi-Newton evaluations */
+  double newton_residual; /* midpoint stage 1: final relative residual */
+  int newton_status;      /* midpoint stage 1: 0 converged, 1 not (cap, stall, divergence) */
   int solver_iters;
   int solver_status;
   double solver_residual;
@@ -382,6 +413,10 @@ void mr_dense_mass(const mr_model *m, const mr_data *d, double *dense); /* nv x 
 void mr_forward(const mr_model *m, mr_data *d);
 /* One step. Returns 0, or -1 if the state became non-finite (d->warning_count incremented). */
 int mr_step(const mr_model *m, mr_data *d);
+/* Collision detection for the current poses (needs mr_kinematics): fills d->contact and
+ * d->ncon. Called by the pipeline unless MR_DISABLE_CONTACT or MR_DISABLE_CONSTRAINT. */
+void mr_collide(const mr_model *m, mr_data *d);
+
 /* Kinetic + potential (gravity and springs) energy into d->energy. */
 void mr_energy(const mr_model *m, mr_data *d);
 

@@ -218,7 +218,7 @@ static void test_mesh(void) {
   MR_CHECK_NEAR(I[8], 2 * own, 1e-9);
   MR_CHECK(strcmp(m->names + m->mesh_pathadr[0], cube_stl) == 0);
   /* hull faces point outward */
-  const float *hv = m->mesh_hullvert;
+  const double *hv = m->mesh_hullvert;
   for (int f = 0; f < m->mesh_hullfacenum[0]; f++) {
     const int *t = m->mesh_hullface + 3 * f;
     double a[3], b2[3], c[3], u[3], w[3], n[3];

@@ -1,0 +1,139 @@
+/* mr_collide: the collision stage of the pipeline.
+ *
+ *   1. last step's contacts move to contact_prev (for persistence and warm start);
+ *   2. explicit <pair>s are checked with their own margin and parameters;
+ *   3. the broadphase reports overlapping boxes of collidable geoms; the filters
+ *      (filter.h) drop the pairs that may not collide; the narrowphase turns the rest into
+ *      points within the pair's margin;
+ *   4. each point becomes an mr_contact (contact.h); past the capacity the shallowest
+ *      contact gives way to a deeper one, and d->ncon_dropped counts what was lost;
+ *   5. persistence (persist.h) gives continuing contacts their id, frame and impulse.
+ *
+ * Every call is one step for persistence (ids, ages): a caller that runs the pipeline twice
+ * on one state (mr_forward, then mr_step) ages the contacts twice, with the same ids.
+ *
+ * No allocation: scratch comes from the data's arena and is released before returning. */
+#include "collide.h"
+
+#include <string.h>
+
+#include "arena.h"
+#include "broadphase.h"
+#include "contact.h"
+#include "filter.h"
+#include "narrowphase.h"
+#include "persist.h"
+
+typedef struct collide_ctx {
+  const mr_model *m;
+  mr_data *d;
+  mr_filter filter;
+} collide_ctx;
+
+int mr_contact_capacity(const mr_model *m) {
+  long n = 0;
+  for (int g = 0; g < m->ngeom; g++)
+    if ((m->geom_contype[g] | m->geom_conaffinity[g]) != 0) n++;
+  long cap = 8 * n + (long)MR_MAX_MANIFOLD * m->npair + 32;
+  long limit = 1L << 22; /* persist.h: the sort keys hold contact indices in 22 bits */
+  return (int)(cap < limit ? cap : limit);
+}
+
+size_t mr_collide_arena_size(const mr_model *m) {
+  size_t keys = (size_t)(m->npair + m->nexclude) * 8 + 2 * 64;
+  return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(mr_contact_capacity(m));
+}
+
+/* ------------------------------------------------------------------ storing contacts */
+
+/* The slot for a new contact of distance dist, or -1 when it is shallower than every
+ * stored one and the store is full. */
+static int collide_slot(mr_data *d, double dist) {
+  if (d->ncon < d->maxcon) return d->ncon++;
+  d->ncon_dropped++;
+  int shallow = -1;
+  for (int i = 0; i < d->ncon; i++)
+    if (shallow < 0 || d->contact[i].dist > d->contact[shallow].dist) shallow = i;
+  return shallow >= 0 && dist < d->contact[shallow].dist ? shallow : -1;
+}
+
+static void collide_store(collide_ctx *c, int g1, int g2, const mr_contact *params,
+                          const mr_contact_point *pts, int n) {
+  mr_data *d = c->d;
+  for (int i = 0; i < n; i++) {
+    int slot = collide_slot(d, pts[i].dist);
+    if (slot < 0) continue;
+    mr_contact *con = &d->contact[slot];
+    *con = *params;
+    mr_contact_set_point(c->m, g1, g2, &pts[i], con);
+    con->feature = pts[i].feature;
+  }
+}
+
+/* ------------------------------------------------------------------ pairs */
+
+static void collide_auto_pair(void *ctx, int g1, int g2) {
+  collide_ctx *c = ctx;
+  const mr_model *m = c->m;
+  if (!mr_filter_geoms(&c->filter, g1, g2)) return;
+  mr_contact_point pts[MR_MAX_MANIFOLD];
+  int n = mr_narrowphase(m, c->d, g1, g2, mr_contact_margin_auto(m, g1, g2), pts);
+  if (n <= 0) return;
+  mr_contact params;
+  memset(&params, 0, sizeof params);
+  mr_contact_params_auto(m, g1, g2, &params);
+  collide_store(c, g1, g2, &params, pts, n > MR_MAX_MANIFOLD ? MR_MAX_MANIFOLD : n);
+}
+
+static int collide_boxes_overlap(const mr_model *m, const mr_data *d, int g1, int g2, double margin) {
+  double lo1[3], hi1[3], lo2[3], hi2[3];
+  mr_geom_aabb(m, d, g1, lo1, hi1);
+  mr_geom_aabb(m, d, g2, lo2, hi2);
+  for (int k = 0; k < 3; k++)
+    if (lo1[k] > hi2[k] + margin || lo2[k] > hi1[k] + margin) return 0;
+  return 1;
+}
+
+/* Explicit pairs bypass every filter (MuJoCo's rule). */
+static void collide_explicit_pairs(collide_ctx *c) {
+  const mr_model *m = c->m;
+  for (int p = 0; p < m->npair; p++) {
+    int g1 = m->pair_geom1[p], g2 = m->pair_geom2[p];
+    double margin = m->pair_margin[p];
+    if (!collide_boxes_overlap(m, c->d, g1, g2, margin)) continue;
+    mr_contact_point pts[MR_MAX_MANIFOLD];
+    int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
+    if (n <= 0) continue;
+    mr_contact params;
+    memset(&params, 0, sizeof params);
+    mr_contact_params_pair(m, p, &params);
+    collide_store(c, g1, g2, &params, pts, n > MR_MAX_MANIFOLD ? MR_MAX_MANIFOLD : n);
+  }
+}
+
+/* ------------------------------------------------------------------ the stage */
+
+/* This step's contacts become last step's. */
+static void collide_roll(mr_data *d) {
+  int n = d->ncon < 0 ? 0 : d->ncon > d->maxcon ? d->maxcon : d->ncon;
+  memcpy(d->contact_prev, d->contact, (size_t)n * sizeof(mr_contact));
+  d->ncon_prev = n;
+  d->ncon = 0;
+  d->ncon_dropped = 0;
+}
+
+void mr_collide(const mr_model *m, mr_data *d) {
+  collide_ctx c = {m, d, {0}};
+  collide_roll(d);
+  if (d->maxcon <= 0) return;
+  size_t mark = mr_arena_mark(d);
+  /* An exhausted arena is a sizing bug (mr_collide_arena_size): count it, never crash. */
+  if (mr_filter_init(&c.filter, m, d) == 0) {
+    collide_explicit_pairs(&c);
+    if (mr_broadphase(m, d, collide_auto_pair, &c)) d->warning_count++;
+  } else {
+    d->warning_count++;
+  }
+  if (mr_contact_persist(m, d)) d->warning_count++;
+  mr_arena_restore(d, mark);
+}
