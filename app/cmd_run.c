@@ -13,6 +13,7 @@
 #include "options.h"
 #include "progress.h"
 #include "record.h"
+#include "record_contacts.h"
 
 typedef struct run_stats {
   long steps_requested;
@@ -27,6 +28,10 @@ typedef struct run_stats {
   int signal;         /* the signal that stopped the run, or 0 */
   int record_failed;
   long rows;
+  int contacts_failed;
+  long contact_rows;
+  long steps_dropping;   /* steps that found more contacts than the capacity */
+  long contacts_dropped; /* contacts lost over the run */
 } run_stats;
 
 typedef struct run_context {
@@ -34,6 +39,7 @@ typedef struct run_context {
   const mr_model *m;
   mr_data *d;
   mr_recorder *rec;
+  mr_contact_recorder *contacts;
   run_stats s;
 } run_context;
 
@@ -83,6 +89,27 @@ static int run_record_row(run_context *c, double energy) {
   return -1;
 }
 
+static int run_record_contacts(run_context *c, long step, double time) {
+  char err[1024];
+  if (mr_contact_recorder_write(c->contacts, step, time, c->d, err, (int)sizeof err) == 0) return 0;
+  mr_cli_error("%s", err);
+  c->s.contacts_failed = 1;
+  return -1;
+}
+
+/* The first step that loses contacts for lack of capacity says so, once; the summary has
+ * the totals. */
+static void run_count_dropped(run_context *c, long step) {
+  const mr_data *d = c->d;
+  if (d->ncon_dropped <= 0) return;
+  if (c->s.steps_dropping == 0 && !c->o->quiet)
+    mr_cli_error("warning: step %ld found more contacts than the capacity of %d; the %d "
+                 "shallowest were dropped (further drops are counted in the summary)",
+                 step, d->maxcon, d->ncon_dropped);
+  c->s.steps_dropping++;
+  c->s.contacts_dropped += d->ncon_dropped;
+}
+
 /* One step with its bookkeeping; -1 ends the run (divergence or a failed write). */
 static int run_one_step(run_context *c, long i) {
   const mr_model *m = c->m;
@@ -97,8 +124,11 @@ static int run_one_step(run_context *c, long i) {
   c->s.steps++;
   c->s.sum_iters += d->solver_iters;
   c->s.sum_contacts += d->ncon;
+  run_count_dropped(c, i + 1);
   if (d->solver_residual > c->s.max_residual) c->s.max_residual = d->solver_residual;
-  if (c->rec && (i + 1) % c->o->record_every == 0) return run_record_row(c, run_energy(m, d));
+  if ((i + 1) % c->o->record_every != 0) return 0;
+  if (c->contacts && run_record_contacts(c, i + 1, t)) return -1;
+  if (c->rec) return run_record_row(c, run_energy(m, d));
   return 0;
 }
 
@@ -151,6 +181,12 @@ static void run_print_json(const run_context *c) {
   mr_json_bool(&j, "interrupted", s->signal != 0);
   mr_json_string(&j, "record", c->o->record && !s->record_failed ? c->o->record : NULL);
   mr_json_int(&j, "rows", s->rows);
+  if (c->o->contacts) {
+    mr_json_string(&j, "contacts", s->contacts_failed ? NULL : c->o->contacts);
+    mr_json_int(&j, "contact_rows", s->contact_rows);
+  }
+  mr_json_int(&j, "max_contacts", c->d->maxcon);
+  mr_json_int(&j, "contacts_dropped", s->contacts_dropped);
   mr_json_object_end(&j);
 }
 
@@ -165,13 +201,19 @@ static void run_print_text(const run_context *c) {
          s->wall_s > 0 ? sim / s->wall_s : 0);
   printf("solver       %s: mean %.3g iterations, max residual %.3g\n", run_solver_name(c->o),
          run_mean(s->sum_iters, s->steps), s->max_residual);
-  printf("contacts     %.3g per step on average\n", run_mean(s->sum_contacts, s->steps));
+  printf("contacts     %.3g per step on average (capacity %d)\n",
+         run_mean(s->sum_contacts, s->steps), c->d->maxcon);
+  if (s->contacts_dropped)
+    printf("dropped      %ld contacts over %ld steps (capacity reached)\n", s->contacts_dropped,
+           s->steps_dropping);
   if (s->diverged) printf("energy       %.9g J at start\n", s->energy_start);
   else printf("energy       %.9g J at start, %.9g J at end\n", s->energy_start, s->energy_end);
   if (s->diverged) printf("diverged     at step %ld\n", s->diverged_step);
   if (s->signal) printf("interrupted  by signal %d\n", s->signal);
   if (c->o->record && !s->record_failed)
     printf("recorded     %ld rows to %s\n", s->rows, c->o->record);
+  if (c->o->contacts && !s->contacts_failed)
+    printf("contacts to  %s: %ld rows\n", c->o->contacts, s->contact_rows);
 }
 
 /* The initial state is row 0; it came from no step, so it carries no step statistics. */
@@ -210,6 +252,31 @@ static void run_record_end(run_context *c) {
   c->rec = NULL;
 }
 
+static int run_contacts_begin(run_context *c) {
+  char err[1024];
+  c->contacts = mr_contact_recorder_open(c->o->contacts, err, (int)sizeof err);
+  if (c->contacts) return 0;
+  mr_cli_error("%s", err);
+  c->s.contacts_failed = 1;
+  return -1;
+}
+
+/* As for trajectories: rows up to a divergence or an interruption are kept. */
+static void run_contacts_end(run_context *c) {
+  if (!c->contacts) return;
+  c->s.contact_rows = mr_contact_recorder_rows(c->contacts);
+  if (c->s.contacts_failed) {
+    mr_contact_recorder_abort(c->contacts);
+  } else {
+    char err[1024];
+    if (mr_contact_recorder_finish(c->contacts, err, (int)sizeof err)) {
+      mr_cli_error("%s", err);
+      c->s.contacts_failed = 1;
+    }
+  }
+  c->contacts = NULL;
+}
+
 static void run_report_stop(const run_context *c) {
   const run_stats *s = &c->s;
   if (s->diverged)
@@ -221,7 +288,7 @@ static void run_report_stop(const run_context *c) {
 }
 
 static int run_exit_status(const run_stats *s) {
-  if (s->diverged || s->record_failed) return MR_EXIT_FAILURE;
+  if (s->diverged || s->record_failed || s->contacts_failed) return MR_EXIT_FAILURE;
   if (s->signal) return 128 + s->signal;
   return MR_EXIT_OK;
 }
@@ -238,11 +305,17 @@ static int run_simulate(run_context *c) {
   c->s.time_start = c->d->time;
   c->s.energy_start = run_energy(c->m, c->d);
   if (c->o->record && run_record_begin(c)) return c->s.record_failed ? MR_EXIT_FAILURE : MR_EXIT_BAD_INPUT;
+  if (c->o->contacts && run_contacts_begin(c)) {
+    mr_recorder_abort(c->rec);
+    c->rec = NULL;
+    return MR_EXIT_FAILURE;
+  }
   run_loop(c);
   c->s.time_end = c->d->time;
   c->s.energy_end = c->s.diverged ? NAN : run_energy(c->m, c->d);
   if (c->s.diverged) c->s.time_end = c->s.diverged_time;
   run_record_end(c);
+  run_contacts_end(c);
   run_report_stop(c);
   if (c->o->json) run_print_json(c);
   else run_print_text(c);
@@ -264,6 +337,10 @@ static int run_parse(int argc, char **argv, mr_cli_options *o) {
   }
   /* A bad recording name is rejected before what may be a long load. */
   if (o->record && mr_recorder_check_path(o->record, err, (int)sizeof err)) {
+    mr_cli_error("%s", err);
+    return -1;
+  }
+  if (o->contacts && mr_contact_recorder_check_path(o->contacts, err, (int)sizeof err)) {
     mr_cli_error("%s", err);
     return -1;
   }

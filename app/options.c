@@ -11,7 +11,7 @@ enum option_id {
   OPT_FLOATING, OPT_PACKAGE_PATH, OPT_SRDF,
   OPT_QUIET, OPT_JSON,
   OPT_STEPS, OPT_DURATION, OPT_DT, OPT_SOLVER, OPT_INTEGRATOR, OPT_NO_CONTACT,
-  OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_RECORD_EVERY, OPT_TOL,
+  OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_CONTACTS, OPT_RECORD_EVERY, OPT_TOL,
   OPT_MAX_ITER, OPT_HELP
 };
 
@@ -38,6 +38,7 @@ static const option_spec option_table[] = {
     {"--no-gravity", OPT_NO_GRAVITY, MR_OPTS_SIM, 0},
     {"--keyframe", OPT_KEYFRAME, MR_OPTS_SIM, 1},
     {"--record", OPT_RECORD, MR_OPTS_SIM, 1},
+    {"--contacts", OPT_CONTACTS, MR_OPTS_SIM, 1},
     {"--record-every", OPT_RECORD_EVERY, MR_OPTS_SIM, 1},
     {"--tol", OPT_TOL, MR_OPTS_SIM, 1},
     {"--max-iter", OPT_MAX_ITER, MR_OPTS_SIM, 1},
@@ -138,6 +139,7 @@ static int options_store(mr_cli_options *o, const option_spec *spec, const char 
     case OPT_NO_GRAVITY: o->disable |= MR_DISABLE_GRAVITY; break;
     case OPT_KEYFRAME: o->keyframe = value; break;
     case OPT_RECORD: o->record = value; break;
+    case OPT_CONTACTS: o->contacts = value; break;
     case OPT_STEPS:
       if (parse_long(value, 0, &o->steps)) return bad_value(err, errlen, name, value, "a whole number >= 0");
       break;
@@ -312,6 +314,8 @@ void mr_cli_print_usage(FILE *out) {
       "  --keyframe K         start from keyframe K (index or name)\n"
       "  --record FILE        trajectory (.csv; .h5 later)\n"
       "  --record-every K     record one row every K steps (default 1)\n"
+      "  --contacts FILE.csv  every contact of every recorded step (step, geoms, position,\n"
+      "                       normal, distance, id)\n"
       "  --tol X              solver tolerance\n"
       "  --max-iter N         solver iteration cap\n"
       "  --floating           URDF: free joint at the root\n"

@@ -34,6 +34,7 @@ typedef struct mr_cli_options {
   int disable;        /* MR_DISABLE_* bits to add to the model's */
   const char *keyframe;
   const char *record;
+  const char *contacts; /* --contacts FILE.csv: every contact of every recorded step */
   long record_every;
   double tol;   /* 0: the model's */
   int max_iter; /* 0: the model's */

@@ -4,15 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "part_file.h"
 
 typedef enum record_format { RECORD_UNKNOWN, RECORD_CSV, RECORD_HDF5 } record_format;
 
 struct mr_recorder {
   record_format format;
-  FILE *file;
-  char *path;      /* the final name */
-  char *part_path; /* where rows go until finish */
+  mr_part_file out;
   char *line;      /* one formatted row, so a row is handed to stdio whole */
   size_t line_cap;
   int nq, nv;
@@ -23,11 +22,9 @@ struct mr_recorder {
 enum { RECORD_NUMBER_CHARS = 32 };
 
 static record_format record_format_of(const char *path) {
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash)) return RECORD_UNKNOWN;
-  if (strcasecmp(dot, ".csv") == 0) return RECORD_CSV;
-  if (strcasecmp(dot, ".h5") == 0 || strcasecmp(dot, ".hdf5") == 0) return RECORD_HDF5;
+  if (mr_path_has_extension(path, ".csv") == 0) return RECORD_CSV;
+  if (mr_path_has_extension(path, ".h5") == 0 || mr_path_has_extension(path, ".hdf5") == 0)
+    return RECORD_HDF5;
   return RECORD_UNKNOWN;
 }
 
@@ -45,24 +42,12 @@ int mr_recorder_check_path(const char *path, char *err, int errlen) {
 
 static void recorder_free(mr_recorder *r) {
   if (!r) return;
-  if (r->file) fclose(r->file);
-  free(r->path);
-  free(r->part_path);
   free(r->line);
   free(r);
 }
 
-static char *record_strdup(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  char *copy = malloc(n + k + 1);
-  if (!copy) return NULL;
-  memcpy(copy, s, n);
-  memcpy(copy + n, suffix, k + 1);
-  return copy;
-}
-
 static int csv_write_header(mr_recorder *r) {
-  FILE *f = r->file;
+  FILE *f = r->out.file;
   fputs("time", f);
   for (int i = 0; i < r->nq; i++) fprintf(f, ",qpos_%d", i);
   for (int i = 0; i < r->nv; i++) fprintf(f, ",qvel_%d", i);
@@ -81,22 +66,17 @@ mr_recorder *mr_recorder_open(const mr_model *m, const char *path, char *err, in
   r->nq = m->nq;
   r->nv = m->nv;
   r->line_cap = (size_t)(m->nq + m->nv + 8) * RECORD_NUMBER_CHARS;
-  r->path = record_strdup(path, "");
-  r->part_path = record_strdup(path, ".part");
   r->line = malloc(r->line_cap);
-  if (!r->path || !r->part_path || !r->line) {
+  if (!r->line) {
     snprintf(err, (size_t)errlen, "%s: out of memory", path);
     recorder_free(r);
     return NULL;
   }
-  r->file = fopen(r->part_path, "w");
-  if (!r->file) {
-    snprintf(err, (size_t)errlen, "%s: cannot create %s: %s", path, r->part_path, strerror(errno));
+  if (mr_part_file_open(&r->out, path, err, errlen)) {
     recorder_free(r);
     return NULL;
   }
-  if (csv_write_header(r)) {
-    snprintf(err, (size_t)errlen, "%s: write error: %s", r->part_path, strerror(errno));
+  if (csv_write_header(r) || mr_part_file_check(&r->out, err, errlen)) {
     mr_recorder_abort(r);
     return NULL;
   }
@@ -118,8 +98,8 @@ int mr_recorder_write(mr_recorder *r, const mr_data *d, double energy, char *err
   if (n > 0) len += (size_t)n;
   csv_put_number(r, &len, d->solver_residual, ',');
   csv_put_number(r, &len, energy, '\n');
-  if (fwrite(r->line, 1, len, r->file) != len) {
-    snprintf(err, (size_t)errlen, "%s: write error: %s", r->part_path, strerror(errno));
+  if (fwrite(r->line, 1, len, r->out.file) != len) {
+    snprintf(err, (size_t)errlen, "%s: write error: %s", r->out.part_path, strerror(errno));
     return -1;
   }
   r->rows++;
@@ -127,30 +107,14 @@ int mr_recorder_write(mr_recorder *r, const mr_data *d, double energy, char *err
 }
 
 int mr_recorder_finish(mr_recorder *r, char *err, int errlen) {
-  /* fclose reports what buffered writes could not (a full disk shows up here). */
-  int failed = fflush(r->file) != 0 || ferror(r->file);
-  int close_failed = fclose(r->file) != 0;
-  r->file = NULL;
-  if (failed || close_failed) {
-    snprintf(err, (size_t)errlen, "%s: write error: %s", r->part_path, strerror(errno));
-    mr_recorder_abort(r);
-    return -1;
-  }
-  if (rename(r->part_path, r->path) != 0) {
-    snprintf(err, (size_t)errlen, "%s: cannot rename to %s: %s", r->part_path, r->path,
-             strerror(errno));
-    mr_recorder_abort(r);
-    return -1;
-  }
+  int rc = mr_part_file_commit(&r->out, err, errlen);
   recorder_free(r);
-  return 0;
+  return rc;
 }
 
 void mr_recorder_abort(mr_recorder *r) {
   if (!r) return;
-  if (r->file) fclose(r->file);
-  r->file = NULL;
-  remove(r->part_path);
+  mr_part_file_abort(&r->out);
   recorder_free(r);
 }
 

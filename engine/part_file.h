@@ -1,0 +1,35 @@
+/* Output files that never pose as complete while they are not.
+ *
+ * Rows go to "FILE.part" beside FILE; mr_part_file_commit flushes, closes and renames it to
+ * FILE, so a file under its final name is always whole. A failure or an abort removes the
+ * .part file and leaves nothing behind. Every recorder (trajectories, contacts) is built on
+ * this. */
+#ifndef MR_PART_FILE_H
+#define MR_PART_FILE_H
+
+#include <stdio.h>
+
+typedef struct mr_part_file {
+  FILE *file;
+  char *path;      /* the final name */
+  char *part_path; /* where the bytes go until commit */
+} mr_part_file;
+
+/* 0 if path ends in ext (case-insensitive, e.g. ".csv"). */
+int mr_path_has_extension(const char *path, const char *ext);
+
+/* Creates FILE.part for writing. -1 and one line "FILE: ..." in err on failure (f is then
+ * empty and needs no cleanup). */
+int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen);
+
+/* -1 and "FILE.part: write error: ..." in err if the stream has failed; else 0. */
+int mr_part_file_check(const mr_part_file *f, char *err, int errlen);
+
+/* Flushes, closes and renames FILE.part to FILE. On failure removes FILE.part and returns -1
+ * with one line in err. Either way f is released. */
+int mr_part_file_commit(mr_part_file *f, char *err, int errlen);
+
+/* Closes and removes FILE.part and releases f (an empty f is fine). */
+void mr_part_file_abort(mr_part_file *f);
+
+#endif
