@@ -13,19 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mujoco/mujoco.h>
 
+#include "bench_common.h"
 #include "moreau.h"
-
-enum { MAX_ROUNDS = 101 };
-
-static double now_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 /* splitmix64 with a fixed seed: every run steps the same controls */
 static double rng_uniform(unsigned long long *state, double lo, double hi) {
@@ -34,16 +26,6 @@ static double rng_uniform(unsigned long long *state, double lo, double hi) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return lo + (hi - lo) * (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 typedef struct bench_row {
@@ -127,26 +109,15 @@ static int bench_model(const char *path, int steps, int rounds, bench_row *row) 
   return 0;
 }
 
-static void usage(void) {
-  fprintf(stderr, "usage: bench_smooth [--steps N] [--rounds R] [MODEL.xml ...]\n");
-  exit(2);
-}
-
 int main(int argc, char **argv) {
-  int steps = 2000, rounds = 5;
-  const char *models[32];
-  int nmodels = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-    else if (argv[i][0] == '-') usage();
-    else if (nmodels < 32) models[nmodels++] = argv[i];
+  bench_args args = {.steps = 2000, .rounds = 5};
+  bench_parse_args(argc, argv, "bench_smooth", 1, &args);
+  if (args.nmodels == 0) {
+    args.models[args.nmodels++] = MUJOCO_MODEL_DIR "/humanoid/humanoid.xml";
+    args.models[args.nmodels++] = MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml";
   }
-  if (steps < 1 || rounds < 1 || rounds > MAX_ROUNDS) usage();
-  if (nmodels == 0) {
-    models[nmodels++] = MUJOCO_MODEL_DIR "/humanoid/humanoid.xml";
-    models[nmodels++] = MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml";
-  }
+  int steps = args.steps, rounds = args.rounds, nmodels = args.nmodels;
+  const char **models = args.models;
 
   printf("smooth dynamics (no contact, no constraints), Euler, %d rounds x %d steps per engine, "
          "interleaved; median steps/s\n\n", rounds, steps);

@@ -9,35 +9,8 @@
 #include "mr_math.h"
 #include "mr_test.h"
 #include "spec.h"
+#include "spec_helpers.h"
 
-static const mr_source src = {"test_midpoint", 0};
-
-static int add_body(mr_spec *s, int parent, const double pos[3], double mass, const double ipos[3],
-                    const double inertia[3]) {
-  int b = mr_spec_add_body(s, parent, src);
-  mr_spec_body *body = &s->bodies[b];
-  memcpy(body->pos, pos, 3 * sizeof(double));
-  body->has_inertial = 1;
-  body->mass = mass;
-  memcpy(body->ipos, ipos, 3 * sizeof(double));
-  memcpy(body->inertia, inertia, 3 * sizeof(double));
-  return b;
-}
-
-static int add_joint(mr_spec *s, int body, int type, const double axis[3]) {
-  int j = mr_spec_add_joint(s, body, src);
-  s->joints[j].type = type;
-  if (axis) memcpy(s->joints[j].axis, axis, 3 * sizeof(double));
-  return j;
-}
-
-static mr_model *compile(mr_spec *s) {
-  char err[512];
-  mr_model *m = mr_spec_compile(s, err, sizeof err);
-  if (!m) fprintf(stderr, "compile: %s\n", err);
-  mr_spec_free(s);
-  return m;
-}
 
 static const double zero3[3] = {0, 0, 0}, xaxis[3] = {1, 0, 0}, yaxis[3] = {0, 1, 0};
 
@@ -212,7 +185,7 @@ static mr_model *ball_chain(void) {
   s->joints[j2].stiffness = 1.5;
   s->joints[j2].damping = 0.02;
   s->joints[j2].armature = 0.01;
-  int a = mr_spec_add_actuator(s, src);
+  int a = mr_spec_add_actuator(s, mr_test_src);
   s->actuators[a].joint = j2;
   return compile(s);
 }
