@@ -1,0 +1,106 @@
+/* Small dense linear algebra for the solvers: products, a floored Cholesky, and the power
+ * iteration the proximal solvers use to pick their penalty. */
+#include "dense.h"
+
+#include <math.h>
+#include <stddef.h>
+
+void mr_dense_matvec(const double *A, int n, const double *x, double *y) {
+  for (int i = 0; i < n; i++) y[i] = mr_dense_row_dot(A, n, i, x);
+}
+
+double mr_dense_row_dot(const double *A, int n, int i, const double *x) {
+  const double *row = A + (size_t)i * (size_t)n;
+  double sum = 0;
+  for (int j = 0; j < n; j++) sum += row[j] * x[j];
+  return sum;
+}
+
+int mr_dense_cholesky(double *L, const double *A, const double *shift, double s, int n,
+                      double floor) {
+  int raised = 0;
+  for (int i = 0; i < n; i++) {
+    const double *arow = A + (size_t)i * (size_t)n;
+    double *lrow = L + (size_t)i * (size_t)n;
+    for (int j = 0; j <= i; j++) {
+      const double *ljrow = L + (size_t)j * (size_t)n;
+      double sum = arow[j];
+      for (int k = 0; k < j; k++) sum -= lrow[k] * ljrow[k];
+      if (j < i) {
+        lrow[j] = sum / ljrow[j];
+        continue;
+      }
+      sum += s + (shift ? shift[i] : 0.0);
+      if (!isfinite(sum)) return -1;
+      if (sum < floor) {
+        sum = floor;
+        raised++;
+      }
+      lrow[i] = sqrt(sum);
+    }
+  }
+  return raised;
+}
+
+void mr_dense_cholesky_solve(const double *L, int n, double *x) {
+  for (int i = 0; i < n; i++) { /* L y = x */
+    const double *row = L + (size_t)i * (size_t)n;
+    double sum = x[i];
+    for (int k = 0; k < i; k++) sum -= row[k] * x[k];
+    x[i] = sum / row[i];
+  }
+  for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+    double sum = x[i];
+    for (int k = i + 1; k < n; k++) sum -= L[(size_t)k * (size_t)n + (size_t)i] * x[k];
+    x[i] = sum / L[(size_t)i * (size_t)n + (size_t)i];
+  }
+}
+
+static double dense_normalize(double *x, int n) {
+  double norm = 0;
+  for (int i = 0; i < n; i++) norm += x[i] * x[i];
+  norm = sqrt(norm);
+  if (norm > 0)
+    for (int i = 0; i < n; i++) x[i] /= norm;
+  return norm;
+}
+
+double mr_dense_power_max(const double *A, int n, double *work, int max_iter, double rtol) {
+  if (n <= 0) return 0;
+  double *x = work, *y = work + n;
+  /* A start vector with no symmetry, so it is unlikely to be orthogonal to the top
+   * eigenvector of structured matrices (identical contacts, mirrored bodies). */
+  for (int i = 0; i < n; i++) x[i] = 1.0 + 0.1 * (double)(i % 7) + 0.01 * (double)i;
+  dense_normalize(x, n);
+  double estimate = 0;
+  for (int it = 0; it < max_iter; it++) {
+    mr_dense_matvec(A, n, x, y);
+    double rayleigh = 0;
+    for (int i = 0; i < n; i++) rayleigh += x[i] * y[i];
+    if (!isfinite(rayleigh)) return rayleigh;
+    double norm = dense_normalize(y, n);
+    for (int i = 0; i < n; i++) x[i] = y[i];
+    double previous = estimate;
+    /* |A x| >= x^T A x for a unit x: the norm converges to lambda_max from below too, and
+     * faster than the Rayleigh quotient on the first products. */
+    estimate = norm > rayleigh ? norm : rayleigh;
+    if (norm == 0) return 0;
+    if (it > 0 && fabs(estimate - previous) <= rtol * estimate) break;
+  }
+  return estimate;
+}
+
+int mr_dense_is_finite(const double *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+double mr_dense_norm_inf(const double *x, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) {
+    double a = fabs(x[i]);
+    if (a > m) m = a;
+  }
+  return m;
+}

@@ -1,0 +1,84 @@
+/* The contact problem every solver receives, what it returns, and the registry.
+ *
+ * One problem, many solvers (DESIGN.md sec. 4). The constraint stage (engine/constraint.c)
+ * builds the rows at the start of the step and the Delassus operator; a solver only sees
+ * this struct. Rows are ordered in three blocks:
+ *
+ *   [0, neq)                       bilateral rows: equality constraints (loop closures,
+ *                                  welds, joint couplings) — lambda free
+ *   [neq, neq + nlim)              unilateral single rows: joint limits — lambda >= 0,
+ *                                  c >= 0, lambda c = 0
+ *   [neq + nlim, nrow)             contacts, 3 rows each in the order (normal, tangent1,
+ *                                  tangent2) — lambda in the Coulomb cone of mu[k]
+ *
+ * Everything is at the velocity level and in impulses (N s): with lambda the impulses,
+ * the constraint velocities after the step are c = G lambda + g, where g = J v_free + bias
+ * already holds the stabilization and restitution terms. Solvers that need the primal
+ * problem (sap, soft, stagproj) also get J, v_free and the factored mass matrix through
+ * mr_problem_solve_mass.
+ */
+#ifndef MR_SOLVER_H
+#define MR_SOLVER_H
+
+#include "moreau.h"
+
+typedef enum mr_solver_status {
+  MR_SOLVER_CONVERGED = 0,
+  MR_SOLVER_MAX_ITER = 1, /* hit the iteration cap before the tolerance */
+  MR_SOLVER_FAILED = 2    /* numerical failure (non-finite, singular, arena exhausted) */
+} mr_solver_status;
+
+typedef struct mr_problem {
+  int nv;
+  int nrow, neq, nlim, ncon; /* nrow = neq + nlim + 3 ncon */
+  double dt;
+
+  const double *J;      /* nrow x nv, row-major */
+  const double *G;      /* nrow x nrow, row-major: J A^-1 J^T (A = M, or M + dt D ...) */
+  const double *g;      /* nrow: free constraint velocity plus bias */
+  const double *R;      /* nrow: regularization/compliance; 0 for rigid rows (soft, sap) */
+  const double *mu;     /* ncon: friction coefficient of contact k */
+  const double *dist;   /* ncon: signed distance of contact k (soft, sap) */
+  const double *solref; /* ncon x2: MJCF solref of contact k (soft) */
+  const double *solimp; /* ncon x5: MJCF solimp of contact k (soft) */
+  const double *v_free; /* nv: unconstrained velocity at the end of the step */
+
+  const mr_model *m;    /* for mr_problem_solve_mass and model-level parameters */
+  const mr_data *d;     /* holds the factor used for G (read-only) */
+
+  double tol;           /* stopping tolerance on the solver's residual */
+  int max_iter;         /* iteration cap */
+} mr_problem;
+
+typedef struct mr_solver_out {
+  double *lambda;   /* nrow: in: warm start (persistent contacts, last step); out: impulses */
+  double *c;        /* nrow: out: G lambda + g */
+  double *history;  /* max_iter: residual after each iteration (for the plots) */
+  int iters;        /* iterations done */
+  int status;       /* mr_solver_status */
+  double residual;  /* the solver's own stopping measure at exit */
+} mr_solver_out;
+
+/* A solver: scratch from the data's arena (mr_arena_* in engine/arena.h), never malloc. */
+typedef void (*mr_solver_fn)(const mr_problem *p, mr_solver_out *out, mr_data *work);
+
+typedef struct mr_solver_info {
+  const char *name;        /* --solver NAME */
+  char hotkey;             /* the viewer's key */
+  const char *description; /* one line */
+  mr_solver_fn solve;
+} mr_solver_info;
+
+/* The registry (engine/solver/registry.c): one line per solver. */
+const mr_solver_info *mr_solver_get(int index);
+
+/* x = A^-1 b with the factor the problem's G was built from (n right-hand sides of nv). */
+void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int n);
+
+/* Projections shared by the solvers (engine/solver/cone.c). Contact vectors are ordered
+ * (normal, t1, t2). */
+void mr_cone_project(double x[3], double mu);         /* onto K_mu */
+void mr_cone_project_dual(double x[3], double mu);    /* onto K*_mu = K_{1/mu} */
+double mr_cone_distance(const double x[3], double mu);
+
+#endif
