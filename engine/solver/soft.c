@@ -1,0 +1,235 @@
+/* `soft`: MuJoCo's soft convex contact (papers/002 sec. 3.4, MuJoCo "Computation" chapter).
+ *
+ * Model. Every contact row gets MuJoCo's regularizer and reference acceleration from the
+ * contact's solimp/solref (defaults 0.9 0.95 0.001 0.5 2 and 0.02 1, as MuJoCo):
+ *   impedance  d(r) = dmin + y(|r|/width) (dmax - dmin), y the polynomial sigmoid of power
+ *              p with its inflection at midpoint, d = dmax beyond width;
+ *   R_N        = (1 - d)/d * G_NN,   R_T = R_N / impratio (impratio = 1): MuJoCo gives the
+ *              friction rows of a contact the normal row's diagonal estimate; we use the
+ *              exact G_NN where MuJoCo uses its body-weight approximation;
+ *   a_ref      = -b (J qvel) - k d r,  b = 2/(dmax tc), k = 1/(dmax^2 tc^2 zeta^2), with
+ *              tc = max(solref[0], 2 dt) (MuJoCo's refsafe); solref[0] < 0 means direct
+ *              (k, b) = (-solref[0], -solref[1]) / (dmax^2, dmax);
+ *              r = dist (signed distance, negative when penetrating), 0 on friction rows.
+ * MuJoCo minimizes 1/2 f^T (A + R) f + f^T (a0 - a_ref) over the cones. With impulses
+ * lambda = dt f and G = A this is, at the velocity level,
+ *   min_{lambda in K} 1/2 lambda^T (G + R) lambda + q^T lambda,
+ *   q = J v_free - J qvel + dt (b J qvel + k d r).
+ * J v_free and J qvel come from p->J, p->v_free and p->d->qvel when they are all given;
+ * otherwise (a problem built from G and g alone) both are taken as g, so q = dt b g +
+ * dt k d r. The constraint stage's Baumgarte bias is thereby replaced by MuJoCo's own.
+ * Bilateral and limit rows keep the constraint stage's g and R (p->R, may be NULL).
+ *
+ * Method: block projected Gauss-Seidel. Each sweep gives bilateral rows an exact scalar
+ * step, limit rows the same step clamped to R+, and each contact up to SOFT_INNER
+ * projected-gradient steps on its own 3x3 block (fixed step 1 / Gershgorin bound of
+ * G_kk + R_k, cone projection), the other contacts frozen. A scalar step per block makes
+ * the fixed point exactly the KKT point of the convex problem, which is unique because
+ * R > 0 on contact rows. Stopping measure: the largest natural-map residual
+ * |lambda - P(lambda - s grad)| / s (velocity units) met during the sweep.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "dense.h"
+#include "solver.h"
+
+#define SOFT_IMPRATIO 1.0
+#define SOFT_MINIMP 0.0001 /* MuJoCo's clamp of the impedance */
+#define SOFT_MAXIMP 0.9999
+#define SOFT_INNER 20      /* projected-gradient steps per contact block per sweep */
+#define SOFT_TINY 1e-300
+
+static const double soft_solref_default[2] = {0.02, 1.0};
+static const double soft_solimp_default[5] = {0.9, 0.95, 0.001, 0.5, 2.0};
+
+/* MuJoCo's impedance d(r): a polynomial sigmoid from dmin at r = 0 to dmax at |r| >= width. */
+static double soft_impedance(const double solimp[5], double r) {
+  double dmin = fmin(fmax(solimp[0], SOFT_MINIMP), SOFT_MAXIMP);
+  double dmax = fmin(fmax(solimp[1], SOFT_MINIMP), SOFT_MAXIMP);
+  double width = solimp[2], mid = fmin(fmax(solimp[3], SOFT_MINIMP), SOFT_MAXIMP);
+  double power = fmax(solimp[4], 1.0);
+  if (!(width > 0)) return dmax;
+  double x = fabs(r) / width;
+  if (x >= 1) return dmax;
+  double y;
+  if (power == 1)
+    y = x;
+  else if (x <= mid)
+    y = pow(x, power) / pow(mid, power - 1);
+  else
+    y = 1 - pow(1 - x, power) / pow(1 - mid, power - 1);
+  return dmin + y * (dmax - dmin);
+}
+
+/* The constraint velocities the MuJoCo terms need: J v_free and J qvel, or g for both. */
+static void soft_velocities(const mr_problem *p, double *gfree, double *vrel) {
+  int n = p->nrow, nv = p->nv;
+  int primal = p->J && p->v_free && p->d && p->d->qvel && nv > 0;
+  for (int i = 0; i < n; i++) {
+    if (!primal) {
+      gfree[i] = vrel[i] = p->g[i];
+      continue;
+    }
+    const double *Ji = p->J + (size_t)i * (size_t)nv;
+    double a = 0, b = 0;
+    for (int j = 0; j < nv; j++) {
+      a += Ji[j] * p->v_free[j];
+      b += Ji[j] * p->d->qvel[j];
+    }
+    gfree[i] = a;
+    vrel[i] = b;
+  }
+}
+
+/* R and q of the soft problem, row by row. */
+static void soft_build(const mr_problem *p, double *R, double *q, double *gfree, double *vrel) {
+  int n = p->nrow, base = p->neq + p->nlim;
+  double dt = p->dt > 0 ? p->dt : 0;
+  for (int i = 0; i < base; i++) {
+    R[i] = p->R ? fmax(p->R[i], 0.0) : 0.0;
+    q[i] = p->g[i];
+  }
+  soft_velocities(p, gfree, vrel);
+  for (int k = 0; k < p->ncon; k++) {
+    int r0 = base + 3 * k;
+    const double *imp = p->solimp ? p->solimp + 5 * k : soft_solimp_default;
+    const double *ref = p->solref ? p->solref + 2 * k : soft_solref_default;
+    double dist = p->dist ? p->dist[k] : 0;
+    double d = fmin(fmax(soft_impedance(imp, dist), SOFT_MINIMP), SOFT_MAXIMP);
+    double dmax = fmin(fmax(imp[1], SOFT_MINIMP), SOFT_MAXIMP);
+    double kk, bb;
+    if (ref[0] > 0) {
+      double tc = fmax(ref[0], 2 * dt), zeta = ref[1];
+      kk = 1 / (dmax * dmax * tc * tc * zeta * zeta);
+      bb = 2 / (dmax * tc);
+    } else {
+      kk = -ref[0] / (dmax * dmax);
+      bb = -ref[1] / dmax;
+    }
+    double Rn = fmax((1 - d) / d * p->G[(size_t)r0 * (size_t)n + (size_t)r0], 1e-15);
+    for (int j = 0; j < 3; j++) {
+      int i = r0 + j;
+      double r = j == 0 ? dist : 0.0;
+      R[i] = j == 0 ? Rn : Rn / SOFT_IMPRATIO;
+      q[i] = gfree[i] - vrel[i] + dt * (bb * vrel[i] + kk * d * r);
+    }
+  }
+}
+
+static int soft_input_ok(const mr_problem *p) {
+  int n = p->nrow;
+  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
+  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
+  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
+  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
+  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
+  if (p->dist && !mr_dense_is_finite(p->dist, p->ncon)) return 0;
+  if (p->solref && !mr_dense_is_finite(p->solref, 2 * p->ncon)) return 0;
+  if (p->solimp && !mr_dense_is_finite(p->solimp, 5 * p->ncon)) return 0;
+  for (int k = 0; k < p->ncon; k++)
+    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
+  return 1;
+}
+
+/* Scalar rows: exact Gauss-Seidel step, clamped for limits. Returns the step size in
+ * velocity units (the natural-map residual of the row). */
+static double soft_row_step(const mr_problem *p, const double *R, const double *q,
+                            double *lambda, int i) {
+  int n = p->nrow;
+  double diag = p->G[(size_t)i * (size_t)n + (size_t)i] + R[i];
+  if (!(diag > SOFT_TINY)) return 0;
+  double grad = mr_dense_row_dot(p->G, n, i, lambda) + q[i] + R[i] * lambda[i];
+  double x = lambda[i] - grad / diag;
+  if (i >= p->neq) x = fmax(x, 0.0);
+  double res = fabs(x - lambda[i]) * diag;
+  lambda[i] = x;
+  return res;
+}
+
+/* One contact: projected-gradient steps on its 3x3 block, the others frozen. Returns the
+ * natural-map residual at entry (velocity units). */
+static double soft_block_step(const mr_problem *p, const double *R, const double *q,
+                              double *lambda, int k) {
+  int n = p->nrow, r0 = p->neq + p->nlim + 3 * k;
+  double B[9], grad[3], x[3], bound = 0;
+  for (int a = 0; a < 3; a++) {
+    double row = 0;
+    for (int b = 0; b < 3; b++) {
+      B[3 * a + b] = p->G[(size_t)(r0 + a) * (size_t)n + (size_t)(r0 + b)] + (a == b ? R[r0 + a] : 0);
+      row += fabs(B[3 * a + b]);
+    }
+    bound = fmax(bound, row);
+    grad[a] = mr_dense_row_dot(p->G, n, r0 + a, lambda) + q[r0 + a] + R[r0 + a] * lambda[r0 + a];
+    x[a] = lambda[r0 + a];
+  }
+  if (!(bound > SOFT_TINY)) return 0;
+  double s = 1 / bound, res = 0;
+  for (int it = 0; it < SOFT_INNER; it++) {
+    double y[3] = {x[0] - s * grad[0], x[1] - s * grad[1], x[2] - s * grad[2]};
+    mr_cone_project(y, p->mu[k]);
+    double dx[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
+    double step = fmax(fabs(dx[0]), fmax(fabs(dx[1]), fabs(dx[2])));
+    if (it == 0) res = step / s;
+    for (int a = 0; a < 3; a++) {
+      grad[a] += B[3 * a] * dx[0] + B[3 * a + 1] * dx[1] + B[3 * a + 2] * dx[2];
+      x[a] = y[a];
+    }
+    if (step <= 1e-15 * (1 + fabs(x[0]))) break;
+  }
+  for (int a = 0; a < 3; a++) lambda[r0 + a] = x[a];
+  return res;
+}
+
+static void soft_fail(const mr_problem *p, mr_solver_out *out) {
+  for (int i = 0; i < p->nrow; i++) {
+    out->lambda[i] = 0;
+    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
+  }
+  out->status = MR_SOLVER_FAILED;
+  out->residual = INFINITY;
+}
+
+void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
+  out->iters = 0;
+  if (!soft_input_ok(p)) {
+    soft_fail(p, out);
+    return;
+  }
+  int n = p->nrow, base = p->neq + p->nlim;
+  size_t mark = mr_arena_mark(work);
+  double *R = mr_arena_doubles(work, (size_t)n), *q = mr_arena_doubles(work, (size_t)n);
+  double *gfree = mr_arena_doubles(work, (size_t)n), *vrel = mr_arena_doubles(work, (size_t)n);
+  if (n > 0 && (!R || !q || !gfree || !vrel)) {
+    mr_arena_restore(work, mark);
+    soft_fail(p, out);
+    return;
+  }
+  soft_build(p, R, q, gfree, vrel);
+  if (!mr_dense_is_finite(out->lambda, n))
+    memset(out->lambda, 0, sizeof(double) * (size_t)n);
+
+  double res = 0;
+  out->status = MR_SOLVER_MAX_ITER;
+  for (int it = 0; it < p->max_iter; it++) {
+    res = 0;
+    for (int i = 0; i < base; i++) res = fmax(res, soft_row_step(p, R, q, out->lambda, i));
+    for (int k = 0; k < p->ncon; k++) res = fmax(res, soft_block_step(p, R, q, out->lambda, k));
+    out->iters = it + 1;
+    if (out->history) out->history[it] = res;
+    if (!isfinite(res)) break;
+    if (res < p->tol) {
+      out->status = MR_SOLVER_CONVERGED;
+      break;
+    }
+  }
+  mr_arena_restore(work, mark);
+  if (!isfinite(res) || !mr_dense_is_finite(out->lambda, n)) {
+    soft_fail(p, out);
+    return;
+  }
+  out->residual = res;
+  mr_dense_matvec(p->G, n, out->lambda, out->c);
+  for (int i = 0; i < n; i++) out->c[i] += p->g[i];
+}
