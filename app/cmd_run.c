@@ -32,6 +32,10 @@ typedef struct run_stats {
   long contact_rows;
   long steps_dropping;   /* steps that found more contacts than the capacity */
   long contacts_dropped; /* contacts lost over the run */
+  long steps_capped;     /* solves that hit the iteration cap */
+  long steps_failed;     /* solves that failed */
+  long sum_rows;         /* constraint rows over the run */
+  mr_metrics metrics_max; /* the largest value of each per-step metric */
 } run_stats;
 
 typedef struct run_context {
@@ -110,6 +114,25 @@ static void run_count_dropped(run_context *c, long step) {
   c->s.contacts_dropped += d->ncon_dropped;
 }
 
+/* Solver status counts and the running maximum of every per-step metric. */
+static void run_metrics_max(run_stats *s, const mr_data *d) {
+  const mr_metrics *x = &d->metrics;
+  mr_metrics *mx = &s->metrics_max;
+  s->steps_capped += d->solver_status == 1;
+  s->steps_failed += d->solver_status == 2;
+  s->sum_rows += d->nefc;
+  mx->primal = fmax(mx->primal, x->primal);
+  mx->dual = fmax(mx->dual, x->dual);
+  mx->complementarity = fmax(mx->complementarity, x->complementarity);
+  mx->natural_map = fmax(mx->natural_map, x->natural_map);
+  mx->signorini = fmax(mx->signorini, x->signorini);
+  mx->dissipation = fmax(mx->dissipation, x->dissipation);
+  mx->penetration = fmax(mx->penetration, x->penetration);
+  mx->loop_closure = fmax(mx->loop_closure, x->loop_closure);
+  mx->energy = fmax(mx->energy, x->energy);
+  mx->solver_time = fmax(mx->solver_time, x->solver_time);
+}
+
 /* One step with its bookkeeping; -1 ends the run (divergence or a failed write). */
 static int run_one_step(run_context *c, long i) {
   const mr_model *m = c->m;
@@ -126,6 +149,7 @@ static int run_one_step(run_context *c, long i) {
   c->s.sum_contacts += d->ncon;
   run_count_dropped(c, i + 1);
   if (d->solver_residual > c->s.max_residual) c->s.max_residual = d->solver_residual;
+  run_metrics_max(&c->s, d);
   if ((i + 1) % c->o->record_every != 0) return 0;
   if (c->contacts && run_record_contacts(c, i + 1, t)) return -1;
   if (c->rec) return run_record_row(c, run_energy(m, d));
@@ -149,7 +173,27 @@ static void run_loop(run_context *c) {
   run_signals_restore(old);
 }
 
-static const char *run_solver_name(const mr_cli_options *o) { return o->solver ? o->solver : "default"; }
+/* The solver the steps actually used: d->opt.solver, or the registry's default. */
+static const char *run_solver_name(const mr_data *d) {
+  const char *name = mr_solver_name(d->opt.solver);
+  return name ? name : mr_solver_name(mr_solver_default());
+}
+
+/* The largest value of each per-step metric, as flat max_* keys (the summary is one flat
+ * object). */
+static void run_json_metrics(mr_json *j, const run_stats *s) {
+  const mr_metrics *mx = &s->metrics_max;
+  mr_json_double(j, "max_primal", mx->primal);
+  mr_json_double(j, "max_dual", mx->dual);
+  mr_json_double(j, "max_complementarity", mx->complementarity);
+  mr_json_double(j, "max_natural_map", mx->natural_map);
+  mr_json_double(j, "max_signorini", mx->signorini);
+  mr_json_double(j, "max_dissipation", mx->dissipation);
+  mr_json_double(j, "max_penetration", mx->penetration);
+  mr_json_double(j, "max_loop_closure", mx->loop_closure);
+  mr_json_double(j, "max_energy", mx->energy);
+  mr_json_double(j, "max_solver_time", mx->solver_time);
+}
 
 static double run_mean(double sum, long n) { return n > 0 ? sum / (double)n : 0; }
 
@@ -169,10 +213,14 @@ static void run_print_json(const run_context *c) {
   mr_json_double(&j, "final_time", s->time_end);
   mr_json_double(&j, "wall_s", s->wall_s);
   mr_json_double(&j, "steps_per_s", s->wall_s > 0 ? (double)s->steps / s->wall_s : 0);
-  mr_json_string(&j, "solver", run_solver_name(c->o));
+  mr_json_string(&j, "solver", run_solver_name(c->d));
   mr_json_string(&j, "integrator", mr_cli_integrator_name(c->d->opt.integrator));
   mr_json_double(&j, "mean_iters", run_mean(s->sum_iters, s->steps));
   mr_json_double(&j, "max_residual", s->max_residual);
+  mr_json_int(&j, "steps_not_converged", s->steps_capped);
+  mr_json_int(&j, "steps_solver_failed", s->steps_failed);
+  mr_json_double(&j, "mean_rows", run_mean((double)s->sum_rows, s->steps));
+  run_json_metrics(&j, s);
   mr_json_double(&j, "mean_contacts", run_mean(s->sum_contacts, s->steps));
   mr_json_double(&j, "energy_start", s->energy_start);
   mr_json_double(&j, "energy_end", s->energy_end);
@@ -199,8 +247,11 @@ static void run_print_text(const run_context *c) {
          sim, c->d->opt.timestep, mr_cli_integrator_name(c->d->opt.integrator));
   printf("wall time    %.4g s, %.4g steps/s, %.3gx real time\n", s->wall_s, rate,
          s->wall_s > 0 ? sim / s->wall_s : 0);
-  printf("solver       %s: mean %.3g iterations, max residual %.3g\n", run_solver_name(c->o),
-         run_mean(s->sum_iters, s->steps), s->max_residual);
+  printf("solver       %s: mean %.3g iterations, max residual %.3g, %ld steps at the cap, %ld "
+         "failed\n", run_solver_name(c->d), run_mean(s->sum_iters, s->steps), s->max_residual,
+         s->steps_capped, s->steps_failed);
+  printf("errors       max penetration %.3g m, loop closure %.3g, complementarity %.3g\n",
+         s->metrics_max.penetration, s->metrics_max.loop_closure, s->metrics_max.complementarity);
   printf("contacts     %.3g per step on average (capacity %d)\n",
          run_mean(s->sum_contacts, s->steps), c->d->maxcon);
   if (s->contacts_dropped)

@@ -10,9 +10,11 @@ static int cmd_solvers(int argc, char **argv) {
     mr_cli_error("usage: moreau solvers");
     return MR_EXIT_BAD_INPUT;
   }
-  /* The registry (engine/solver/) is not built yet; the header keeps the format stable. */
+  /* Every registry entry; the default is marked. */
   printf("%-10s %-6s %s\n", "name", "hotkey", "description");
-  printf("(no contact solvers yet)\n");
+  for (int i = 0; i < mr_solver_count(); i++)
+    printf("%-10s %-6c %s%s\n", mr_solver_name(i), mr_solver_hotkey(i), mr_solver_description(i),
+           i == mr_solver_default() ? " (default)" : "");
   return MR_EXIT_OK;
 }
 

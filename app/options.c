@@ -115,12 +115,8 @@ const char *mr_cli_integrator_name(int integrator) {
   return integrator == MR_INT_MIDPOINT ? "midpoint" : "euler";
 }
 
-/* The solver registry arrives with engine/solver/; until then no name is known, so
- * --solver is always rejected rather than silently ignored. */
-int mr_cli_solver_index(const char *name) {
-  (void)name;
-  return -1;
-}
+/* --solver NAME through the engine's registry (moreau solvers lists it). */
+int mr_cli_solver_index(const char *name) { return mr_solver_find(name); }
 
 static int options_store(mr_cli_options *o, const option_spec *spec, const char *value, char *err,
                          int errlen) {

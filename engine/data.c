@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "collide.h"
+#include "constraint.h"
 #include "moreau.h"
 
 #define MR_ALIGN 64
@@ -29,15 +30,16 @@ int *mr_arena_ints(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(i
 
 /* The smooth dynamics needs RNEA's per-body accelerations and forces (12 per body) and two
  * nv vectors for the integrator; collision adds its exact worst case (collision/collide.h:
- * broadphase boxes, filter keys, persistence keys); a dense nv x nv block and a fixed
- * reserve are left for the constraint stages that come later (they should add their exact
- * worst case here). */
+ * broadphase boxes, filter keys, persistence keys); the constraint stage its own (rows,
+ * Delassus operator, solver scratch, projection: constraint.h, bounded by MR_MAX_ROWS);
+ * a dense nv x nv block and a fixed reserve are left for the rest. */
 size_t mr_arena_size(const mr_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
   size_t doubles = 12 * nb + 8 * nv + nv * nv;
   size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */
   size_t reserve = (size_t)4 << 20;
-  return doubles * sizeof(double) + blocks + reserve + mr_collide_arena_size(m);
+  return doubles * sizeof(double) + blocks + reserve + mr_collide_arena_size(m) +
+         mr_constraint_arena_size(m);
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -83,7 +85,8 @@ size_t mr_arena_size(const mr_model *m) {
   X(qacc_smooth, double, m->nv)                    \
   X(qfrc_constraint, double, m->nv)                \
   X(contact, mr_contact, maxcon)                   \
-  X(contact_prev, mr_contact, maxcon)
+  X(contact_prev, mr_contact, maxcon)              \
+  X(solver_history, double, MR_MAX_ITER_CAP)
 
 static size_t mr_data_bytes(const mr_model *m) {
   int maxcon = mr_contact_capacity(m);

@@ -4,12 +4,19 @@
  *   position stage      kinematics, com frames, mass matrix (CRBA), collision
  *   velocity stage      body velocities, bias forces (RNEA), passive forces
  *   actuation           actuator forces, then qfrc_smooth (+ applied forces)
- *   acceleration        L^T D L factor of M, qacc_smooth = M^-1 qfrc_smooth
- *   constraint          (later issues: constraint rows, solver) -> qacc
+ *   constraint rows     equalities, joint limits, contacts at the start state
+ *                       (constraint.c), built with the forces so that both integrators
+ *                       use the same rows
+ *   acceleration        L^T D L factor of A, qacc_smooth = A^-1 qfrc_smooth
+ *   constraint solve    G, g, the selected solver, impulses -> qacc (delassus.c)
  *   integrate           semi-implicit Euler with implicit joint damping
+ *   projection          equality constraints back onto their manifold (constraint.c)
  *
- * mr_step skips the factor of M when a step has no constraint rows and the dofs have
- * damping: the integrator needs only M + dt B then (see mr_step_smooth_damped).
+ * A is the matrix the velocity update inverts: M, or M + dt B when the dofs have damping
+ * (implicit damping). A step with constraint rows factors A once and uses it for the
+ * Delassus operator and the update alike, so the solver sees exactly the constraint
+ * velocities the step produces. mr_forward (no step) uses A = M. A step without rows keeps
+ * MuJoCo's smooth path bit for bit (see mr_step_smooth_damped).
  *
  * Nothing here allocates: scratch comes from the data's arena, reset at the start.
  */
@@ -17,6 +24,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "constraint.h"
 #include "integrator.h"
 #include "moreau.h"
 #include "spatial.h"
@@ -78,24 +86,51 @@ static void mr_forward_acceleration(const mr_model *m, mr_data *d) {
   mr_solve_mass(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
 }
 
-/* Constraints (joint limits, equalities, contacts) and their solvers come in later issues;
- * until then the constrained acceleration is the smooth one: contacts are detected (the
- * position stage) but do not act on the motion yet. */
+/* qacc = qacc_smooth + A^-1 J^T lambda / dt with A the factor in qLD (the one qacc_smooth
+ * came from): v_free = v + dt qacc_smooth is the end-of-step velocity without constraints,
+ * and the solve adds the impulses' velocity change. Without rows qacc = qacc_smooth. */
 static void mr_forward_constraint(const mr_model *m, mr_data *d) {
+  const int nv = m->nv;
+  const double dt = d->opt.timestep;
+  mr_rows *r = mr_constraint_rows(d);
+  memset(d->qfrc_constraint, 0, (size_t)nv * sizeof(double));
+  memcpy(d->qacc, d->qacc_smooth, (size_t)nv * sizeof(double));
+  if (!r || r->nrow == 0) return;
+  size_t mark = mr_arena_mark(d);
+  double *v_free = mr_arena_doubles(d, (size_t)nv), *dv = mr_arena_doubles(d, (size_t)nv);
+  if (!v_free || !dv) {
+    d->solver_status = MR_SOLVER_FAILED;
+    mr_arena_restore(d, mark);
+    return;
+  }
+  for (int i = 0; i < nv; i++) v_free[i] = d->qvel[i] + dt * d->qacc_smooth[i];
+  mr_constraint_solve(m, d, r, v_free, dv);
+  for (int i = 0; i < nv; i++) d->qacc[i] += dv[i] / dt;
+  mr_arena_restore(d, mark);
+}
+
+/* Solver statistics and metrics of a step start empty; energy is the start state's. */
+static void mr_step_stats_reset(const mr_model *m, mr_data *d) {
   d->solver_iters = 0;
   d->solver_status = 0;
   d->solver_residual = 0;
-  memset(d->qfrc_constraint, 0, (size_t)m->nv * sizeof(double));
-  memcpy(d->qacc, d->qacc_smooth, (size_t)m->nv * sizeof(double));
+  d->nefc = 0;
+  memset(&d->metrics, 0, sizeof d->metrics);
+  mr_energy(m, d);
+  d->metrics.energy = d->energy[0] + d->energy[1];
 }
 
-/* Every stage up to the forces; what follows depends on the caller. */
+/* Every stage up to the forces and the constraint rows; what follows depends on the
+ * caller. The row header is the arena's first block (constraint.h). */
 static void mr_forward_forces(const mr_model *m, mr_data *d) {
   mr_arena_reset(d);
+  mr_constraint_begin(d);
   mr_forward_position(m, d);
   mr_forward_velocity(m, d);
   mr_actuator_forces(m, d);
   mr_smooth_force(m, d);
+  mr_step_stats_reset(m, d);
+  mr_constraint_build(m, d);
 }
 
 void mr_forward(const mr_model *m, mr_data *d) {
@@ -112,13 +147,12 @@ static int mr_has_damping(const mr_model *m) {
   return 0;
 }
 
-/* 1 when this step has no constraint rows, so M^-1 itself is never needed. Contacts are
- * the only rows so far (collision ran in the position stage, before this is asked); once
- * limits and equalities exist they join: MR_DISABLE_CONSTRAINT set, or no contact, no
- * limited joint and no active equality. */
-static int mr_step_is_smooth(const mr_model *m, const mr_data *d) {
-  (void)m;
-  return (d->opt.disable & MR_DISABLE_CONSTRAINT) || d->ncon == 0;
+/* 1 when this step has no constraint rows (MR_DISABLE_CONSTRAINT, or no contact below its
+ * margin, no limit side within reach and no active equality), so M^-1 itself is never
+ * needed. The rows were built with the forces, before this is asked. */
+static int mr_step_is_smooth(mr_data *d) {
+  const mr_rows *r = mr_constraint_rows(d);
+  return !r || r->nrow == 0;
 }
 
 /* q <- q (+) dt v after v <- v + dt qacc. */
@@ -168,17 +202,30 @@ static int mr_state_finite(const mr_model *m, const mr_data *d) {
   return isfinite(s);
 }
 
+/* Euler with constraint rows: A = M (+ dt B) factored once; v+ = v_free + A^-1 J^T lambda,
+ * q+ = q (+) dt v+. */
+static void mr_step_constrained(const mr_model *m, mr_data *d) {
+  mr_factor_mass(m, d, mr_has_damping(m) ? d->opt.timestep : 0);
+  mr_solve_mass(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
+  mr_forward_constraint(m, d);
+  mr_advance(m, d, d->qacc);
+}
+
 int mr_step(const mr_model *m, mr_data *d) {
   mr_forward_forces(m, d);
+  int smooth = mr_step_is_smooth(d);
   if (d->opt.integrator == MR_INT_MIDPOINT) {
     mr_midpoint_step(m, d); /* midpoint.c: both stages and the position update */
-  } else if (mr_step_is_smooth(m, d) && mr_has_damping(m)) {
+  } else if (!smooth) {
+    mr_step_constrained(m, d);
+  } else if (mr_has_damping(m)) {
     mr_step_smooth_damped(m, d);
   } else {
     mr_forward_acceleration(m, d);
     mr_forward_constraint(m, d);
     mr_integrate_euler(m, d);
   }
+  if (!smooth) mr_constraint_project(m, d);
   d->nstep++;
   if (!mr_state_finite(m, d)) {
     d->warning_count++;

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "constraint.h"
 #include "integrator.h"
 #include "moreau.h"
 #include "spatial.h"
@@ -219,17 +220,21 @@ static void mr_midpoint_solve_free(const mr_model *m, mr_data *d, const mr_midpo
 
 /* ------------------------------------------------------------------ stage 2 (hook) */
 
-/* Stage 2, issue 4: contacts, joint limits and equalities around v*. Then
+/* Stage 2: contacts, joint limits and equalities around v*,
  *   A (v - v*) = J^T gamma,   J = J(q0),   A factored in d->qLD (the final midpoint's),
- * i.e. the solver gets v* and G = J A^-1 J^T and v = v* + A^-1 J^T gamma, and the position
- * update below uses the corrected v. The rows must be built at q0: the pipeline's first
- * pass (mr_step, before mr_midpoint_step) is at (q0, v0), and stage 1 overwrites the
- * kinematics, so the constraint rows (J, phi0, contact frames) must be assembled there and
- * kept. Until then there are no rows: v = v*. As on the Euler path, the contacts found at
- * q0 stay in d->contact / d->ncon but do not act on the motion yet. */
+ * i.e. the solver gets v* as the free velocity and G = J A^-1 J^T, and v = v* + A^-1 J^T
+ * gamma; the position update below uses the corrected v. The rows were built at q0 by the
+ * pipeline's first pass (mr_step, before mr_midpoint_step: constraint.h keeps them at the
+ * head of the arena), since stage 1 has moved the kinematics to the midpoint since. */
 static void mr_midpoint_constraint(const mr_model *m, mr_data *d, double *v) {
-  (void)v;
   memset(d->qfrc_constraint, 0, (size_t)m->nv * sizeof(double));
+  mr_rows *r = mr_constraint_rows(d);
+  if (!r || r->nrow == 0) return;
+  size_t mark = mr_arena_mark(d);
+  double *dv = mr_arena_doubles(d, (size_t)m->nv);
+  if (dv && mr_constraint_solve(m, d, r, v, dv) == 0)
+    for (int i = 0; i < m->nv; i++) v[i] += dv[i];
+  mr_arena_restore(d, mark);
 }
 
 /* ------------------------------------------------------------------ the step */

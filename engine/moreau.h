@@ -288,6 +288,22 @@ typedef struct mr_contact {
   unsigned id;        /* persistent id: unchanged from step to step while the contact lasts */
 } mr_contact;
 
+/* Per-step physical error measures, computed once in engine/metrics.c for every solver
+ * (L-infinity norms; papers/002 sec. 2, papers/000 sec. 3). Impulses, so velocities in m/s
+ * and complementarity in N s m/s. */
+typedef struct mr_metrics {
+  double primal;          /* distance of lambda to the friction cones / limit half-lines */
+  double dual;            /* distance of c + Gamma(c) to the dual cones */
+  double complementarity; /* |<lambda, c + Gamma(c)>| per contact, max */
+  double natural_map;     /* ||lambda - P_K(lambda - (c + Gamma(c)))|| */
+  double signorini;       /* |lambda_N c_N| max */
+  double dissipation;     /* maximum-dissipation violation */
+  double penetration;     /* max(0, -dist) over contacts */
+  double loop_closure;    /* max violation of equality constraints (m or rad) */
+  double energy;          /* kinetic + potential */
+  double solver_time;     /* seconds spent in the solver this step */
+} mr_metrics;
+
 /* ------------------------------------------------------------------ data */
 
 typedef struct mr_data {
@@ -357,8 +373,11 @@ typedef struct mr_data {
   double newton_residual; /* midpoint stage 1: final relative residual */
   int newton_status;      /* midpoint stage 1: 0 converged, 1 not (cap, stall, divergence) */
   int solver_iters;
-  int solver_status;
+  int solver_status;      /* 0 converged, 1 hit the iteration cap, 2 failed */
   double solver_residual;
+  double *solver_history; /* opt.max_iter: the last solve's residual per iteration */
+  int nefc;               /* constraint rows this step (equality + limit + 3 per contact) */
+  mr_metrics metrics;
   int warning_count;
 
   /* per-step scratch: one arena, reset at the start of every step */
@@ -416,6 +435,16 @@ int mr_step(const mr_model *m, mr_data *d);
 /* Collision detection for the current poses (needs mr_kinematics): fills d->contact and
  * d->ncon. Called by the pipeline unless MR_DISABLE_CONTACT or MR_DISABLE_CONSTRAINT. */
 void mr_collide(const mr_model *m, mr_data *d);
+
+/* The contact solver registry: index by name (-1 if none), and each entry's name, viewer
+ * hotkey and one-line description. mr_solver_default is the index used when opt.solver
+ * is -1. */
+int mr_solver_count(void);
+int mr_solver_find(const char *name);
+int mr_solver_default(void);
+const char *mr_solver_name(int index);
+char mr_solver_hotkey(int index);
+const char *mr_solver_description(int index);
 
 /* Kinetic + potential (gravity and springs) energy into d->energy. */
 void mr_energy(const mr_model *m, mr_data *d);

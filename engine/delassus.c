@@ -1,0 +1,168 @@
+/* The Delassus operator G = J A^-1 J^T, the free constraint velocity g = J v_free + bias,
+ * and the per-step solve around them (constraint.h).
+ *
+ * A is the matrix the integrator inverts for the velocity update, factored in d->qLD by
+ * the caller: M (Euler without damping), M + dt D (Euler with joint damping, as the smooth
+ * path), or the final midpoint factor M + dt/2 D + dt^2/4 K. Using the same A in G and in
+ * v+ = v_free + A^-1 J^T lambda makes the constraint velocities the solver sees exactly the
+ * ones the step produces.
+ *
+ * G is dense (nrow^2) and exactly symmetric: each entry is computed once from the sparse
+ * row of J and mirrored. It may be singular (redundant rows: a planar four-bar's out-of-
+ * plane row, four coplanar box contacts); regularizing it is the business of the solvers
+ * that factor it. PGS needs nothing.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "constraint.h"
+
+int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+                      mr_problem *p, double **AinvJT) {
+  const int nv = m->nv, n = r->nrow;
+  double *G = mr_arena_doubles(d, (size_t)n * n);
+  double *AJ = mr_arena_doubles(d, (size_t)n * nv);
+  double *g = mr_arena_doubles(d, (size_t)n);
+  double *R = mr_arena_doubles(d, (size_t)n);
+  if (!G || !AJ || !g || !R) return -1;
+
+  memcpy(AJ, r->J, (size_t)n * nv * sizeof(double));
+  mr_solve_mass(m, d, AJ, AJ, n);
+  for (int i = 0; i < n; i++) {
+    const double *Ji = r->J + (size_t)i * nv;
+    const int *nz = r->nzind + r->nzadr[i], nnz = r->nzadr[i + 1] - r->nzadr[i];
+    for (int j = i; j < n; j++) {
+      const double *Aj = AJ + (size_t)j * nv;
+      double s = 0;
+      for (int t = 0; t < nnz; t++) s += Ji[nz[t]] * Aj[nz[t]];
+      G[(size_t)i * n + j] = G[(size_t)j * n + i] = s;
+    }
+    double s = r->bias[i];
+    for (int t = 0; t < nnz; t++) s += Ji[nz[t]] * v_free[nz[t]];
+    g[i] = s;
+    R[i] = 0;
+  }
+
+  memset(p, 0, sizeof *p);
+  p->nv = nv;
+  p->nrow = n;
+  p->neq = r->neq;
+  p->nlim = r->nlim;
+  p->ncon = r->ncon;
+  p->dt = r->dt;
+  p->J = r->J;
+  p->G = G;
+  p->g = g;
+  p->R = R;
+  p->mu = r->mu;
+  p->dist = r->dist;
+  p->solref = r->solref;
+  p->solimp = r->solimp;
+  p->v_free = v_free;
+  p->m = m;
+  p->d = d;
+  p->tol = d->opt.tol > 0 ? d->opt.tol : 1e-8;
+  int cap = d->opt.max_iter;
+  p->max_iter = cap < 1 ? 1 : (cap > MR_MAX_ITER_CAP ? MR_MAX_ITER_CAP : cap);
+  *AinvJT = AJ;
+  return 0;
+}
+
+void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int n) {
+  mr_solve_mass(p->m, p->d, x, b, n);
+}
+
+/* ------------------------------------------------------------------ the solve */
+
+static double mr_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mr_solver_index(const mr_data *d) {
+  int s = d->opt.solver;
+  return s >= 0 && s < mr_solver_count() ? s : mr_solver_default();
+}
+
+/* Warm start: contacts from their persistent impulse, the other rows from zero (their
+ * impulses are not kept between steps). */
+static void mr_warm_start(const mr_data *d, const mr_rows *r, double *lambda) {
+  int base = r->neq + r->nlim;
+  memset(lambda, 0, (size_t)base * sizeof(double));
+  for (int k = 0; k < r->ncon; k++)
+    memcpy(lambda + base + 3 * k, d->contact[r->id[base + 3 * k]].impulse, 3 * sizeof(double));
+}
+
+/* The solution into the contacts, for collision to carry forward; contacts that are not
+ * rows this step had no impulse. */
+static void mr_write_impulses(mr_data *d, const mr_rows *r, const double *lambda) {
+  int base = r->neq + r->nlim;
+  for (int k = 0; k < d->ncon; k++) memset(d->contact[k].impulse, 0, 3 * sizeof(double));
+  for (int k = 0; k < r->ncon; k++)
+    memcpy(d->contact[r->id[base + 3 * k]].impulse, lambda + base + 3 * k, 3 * sizeof(double));
+}
+
+static int mr_all_finite(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i] * 0;
+  return s == 0;
+}
+
+static void mr_solve_failed(const mr_model *m, mr_data *d, double *dv) {
+  d->solver_iters = 0;
+  d->solver_status = MR_SOLVER_FAILED;
+  d->solver_residual = INFINITY;
+  memset(dv, 0, (size_t)m->nv * sizeof(double));
+  memset(d->qfrc_constraint, 0, (size_t)m->nv * sizeof(double));
+}
+
+int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+                        double *dv) {
+  const int nv = m->nv, n = r->nrow;
+  size_t mark = mr_arena_mark(d);
+  mr_problem p;
+  double *AJ = NULL;
+  double *lambda = mr_arena_doubles(d, (size_t)n), *c = mr_arena_doubles(d, (size_t)n);
+  if (!lambda || !c || mr_delassus_build(m, d, r, v_free, &p, &AJ)) {
+    mr_solve_failed(m, d, dv);
+    mr_arena_restore(d, mark);
+    return -1;
+  }
+  mr_warm_start(d, r, lambda);
+  mr_solver_out out = {.lambda = lambda, .c = c, .history = d->solver_history};
+  const mr_solver_info *solver = mr_solver_get(mr_solver_index(d));
+  double start = mr_seconds();
+  solver->solve(&p, &out, d);
+  d->metrics.solver_time = mr_seconds() - start;
+
+  if (!mr_all_finite(lambda, n)) {
+    memset(lambda, 0, (size_t)n * sizeof(double));
+    out.status = MR_SOLVER_FAILED;
+    out.residual = INFINITY;
+  }
+  d->solver_iters = out.iters;
+  d->solver_status = out.status;
+  d->solver_residual = out.residual;
+  d->nefc = n;
+  mr_write_impulses(d, r, lambda);
+  mr_metrics_compute(&p, r, lambda, c, &d->metrics);
+
+  /* dv = A^-1 J^T lambda, qfrc_constraint = J^T lambda / dt */
+  memset(dv, 0, (size_t)nv * sizeof(double));
+  memset(d->qfrc_constraint, 0, (size_t)nv * sizeof(double));
+  for (int j = 0; j < n; j++) {
+    double l = lambda[j];
+    if (l == 0) continue;
+    const double *Aj = AJ + (size_t)j * nv, *Jj = r->J + (size_t)j * nv;
+    for (int i = 0; i < nv; i++) dv[i] += l * Aj[i];
+    for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) {
+      int i = r->nzind[t];
+      d->qfrc_constraint[i] += l * Jj[i] / r->dt;
+    }
+  }
+  mr_arena_restore(d, mark);
+  return 0;
+}

@@ -1,0 +1,123 @@
+/* Per-step physical error measures, computed once here for every solver from the problem
+ * and the impulses it returned (papers/002 sec. 2, papers/000 sec. 3). The definitions:
+ *
+ * c = G lambda + g is recomputed from lambda (never taken from the solver). Per contact k
+ * (rows normal, t1, t2; friction mu) the De Saxce correction is Gamma(c) = (mu ||c_T||, 0, 0)
+ * and the augmented velocity c* = c + Gamma(c). All norms are L-infinity over rows/blocks.
+ *
+ *   primal            contacts: ||lambda - P_K(lambda)|| (distance to K_mu);
+ *                     limits: max(0, -lambda); bilateral rows: 0 (lambda is free)
+ *   dual              contacts: ||c* - P_K*(c*)|| (distance to the dual cone K_{1/mu},
+ *                     which for c* is exactly max(0, -c_N): non-penetration);
+ *                     limits: max(0, -c); bilateral rows: |c| (should be 0)
+ *   complementarity   contacts: |<lambda, c*>|; limits: |lambda c|; bilateral: 0
+ *   natural_map       ||lambda - P_K(lambda - c*)||, per block (bilateral rows: |c|,
+ *                     limits: |lambda - max(0, lambda - c)|); zero iff lambda solves the NCP
+ *   signorini         |lambda_N c_N| over contacts and limits
+ *   dissipation       contacts: |<lambda_T, c_T> + mu lambda_N ||c_T|||: zero iff the
+ *                     friction impulse opposes the slip at full magnitude (maximum
+ *                     dissipation) or the contact sticks; >= 0 inside the cone
+ *   penetration       max(0, -dist) over the contact rows (m), at the start of the step
+ *   loop_closure      max |phi| over equality rows at the start of the step (m or rad)
+ *   energy            kinetic + potential at the start of the step (set by the pipeline)
+ *   solver_time       seconds spent in the solver (set by mr_constraint_solve)
+ *
+ * Units: impulses (N s) and velocities (m/s), so complementarity is in N s m/s. The NCP
+ * stopping measure mr_ncp_residual = max(primal, dual, complementarity) is the paper's
+ * epsilon_abs, offered to every solver so they stop on the same scale.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "constraint.h"
+
+typedef struct mr_row_errors {
+  double primal, dual, compl, natural, signorini, dissipation;
+} mr_row_errors;
+
+static void mr_errors_max(mr_row_errors *acc, const mr_row_errors *e) {
+  acc->primal = fmax(acc->primal, e->primal);
+  acc->dual = fmax(acc->dual, e->dual);
+  acc->compl = fmax(acc->compl, e->compl);
+  acc->natural = fmax(acc->natural, e->natural);
+  acc->signorini = fmax(acc->signorini, e->signorini);
+  acc->dissipation = fmax(acc->dissipation, e->dissipation);
+}
+
+static void mr_errors_bilateral(double c, mr_row_errors *e) {
+  memset(e, 0, sizeof *e);
+  e->dual = e->natural = fabs(c);
+}
+
+static void mr_errors_limit(double l, double c, mr_row_errors *e) {
+  memset(e, 0, sizeof *e);
+  e->primal = fmax(0, -l);
+  e->dual = fmax(0, -c);
+  e->compl = e->signorini = fabs(l * c);
+  e->natural = fabs(l - fmax(0, l - c));
+}
+
+static void mr_errors_contact(const double l[3], const double c[3], double mu, mr_row_errors *e) {
+  double sT = hypot(c[1], c[2]);
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]}, y[3];
+  e->primal = mr_cone_distance(l, mu);
+  memcpy(y, cs, sizeof y);
+  mr_cone_project_dual(y, mu);
+  e->dual = sqrt((cs[0] - y[0]) * (cs[0] - y[0]) + (cs[1] - y[1]) * (cs[1] - y[1]) +
+                 (cs[2] - y[2]) * (cs[2] - y[2]));
+  e->compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
+  for (int k = 0; k < 3; k++) y[k] = l[k] - cs[k];
+  mr_cone_project(y, mu);
+  e->natural = fmax(fabs(l[0] - y[0]), fmax(fabs(l[1] - y[1]), fabs(l[2] - y[2])));
+  e->signorini = fabs(l[0] * c[0]);
+  e->dissipation = fabs(l[1] * c[1] + l[2] * c[2] + mu * l[0] * sT);
+}
+
+/* Every row's errors, max-reduced. */
+static void mr_errors_all(const mr_problem *p, const double *lambda, const double *c,
+                          mr_row_errors *acc) {
+  mr_row_errors e;
+  memset(acc, 0, sizeof *acc);
+  int base = p->neq + p->nlim;
+  for (int i = 0; i < p->neq; i++) {
+    mr_errors_bilateral(c[i], &e);
+    mr_errors_max(acc, &e);
+  }
+  for (int i = p->neq; i < base; i++) {
+    mr_errors_limit(lambda[i], c[i], &e);
+    mr_errors_max(acc, &e);
+  }
+  for (int k = 0; k < p->ncon; k++) {
+    mr_errors_contact(lambda + base + 3 * k, c + base + 3 * k, p->mu[k], &e);
+    mr_errors_max(acc, &e);
+  }
+}
+
+double mr_ncp_residual(const mr_problem *p, const double *lambda, const double *c) {
+  mr_row_errors acc;
+  mr_errors_all(p, lambda, c, &acc);
+  return fmax(acc.primal, fmax(acc.dual, acc.compl));
+}
+
+void mr_metrics_compute(const mr_problem *p, const mr_rows *r, const double *lambda, double *c,
+                        mr_metrics *out) {
+  const int n = p->nrow;
+  for (int i = 0; i < n; i++) {
+    const double *Gi = p->G + (size_t)i * n;
+    double s = p->g[i];
+    for (int j = 0; j < n; j++) s += Gi[j] * lambda[j];
+    c[i] = s;
+  }
+  mr_row_errors acc;
+  mr_errors_all(p, lambda, c, &acc);
+  out->primal = acc.primal;
+  out->dual = acc.dual;
+  out->complementarity = acc.compl;
+  out->natural_map = acc.natural;
+  out->signorini = acc.signorini;
+  out->dissipation = acc.dissipation;
+  out->penetration = 0;
+  for (int k = 0; k < p->ncon; k++) out->penetration = fmax(out->penetration, -p->dist[k]);
+  out->loop_closure = 0;
+  for (int i = 0; i < r->neq; i++) out->loop_closure = fmax(out->loop_closure, fabs(r->phi[i]));
+}

@@ -1,0 +1,144 @@
+/* pgs: the NCP projected Gauss-Seidel of papers/002 Alg. 5 (papers/000 Alg. 3 with the
+ * disk projection), with successive over-relaxation.
+ *
+ * One sweep visits the rows in the problem's order and updates each against the current
+ * velocity c = G lambda + g, which is kept up to date after every change (c += G_i delta,
+ * G symmetric), so a sweep costs O(nrow^2):
+ *   bilateral row i:  lambda_i -= omega c_i / G_ii                (unprojected GS)
+ *   limit row i:      lambda_i = max(0, lambda_i - omega c_i / G_ii)
+ *   contact k:        lambda_N = max(0, lambda_N - omega c_N / G_NN), then, against the
+ *                     updated c, lambda_T -= omega c_T / lambda_max(G_TT) (the paper's
+ *                     1/min(G_T1T1, G_T2T2) diverges on anisotropic blocks) and lambda_T
+ *                     is scaled back into the disk ||lambda_T|| <= mu lambda_N.
+ * The disk ("horizontal") projection keeps lambda_N from the normal step, which is what
+ * makes the fixed point the true NCP (Signorini, Coulomb and maximum dissipation) rather
+ * than the CCP's cone projection. Rows whose G_ii vanishes (a redundant row with a zero
+ * Jacobian) are skipped. After each sweep the shared NCP residual (metrics.c) decides
+ * convergence. No scratch beyond the problem: nothing is allocated.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "constraint.h"
+#include "solver.h"
+
+/* Over-relaxation factor: 1 is plain Gauss-Seidel (papers/000: omega in (0, 2], no value
+ * generalizes, and > 1 can diverge on the hyperstatic problems contact produces). */
+#define MR_PGS_OMEGA 1.0
+
+/* c += G_i delta (row i of the symmetric G is its column). */
+static void mr_pgs_update(const mr_problem *p, double *c, int i, double delta) {
+  if (delta == 0) return;
+  const int n = p->nrow;
+  const double *Gi = p->G + (size_t)i * n;
+  for (int k = 0; k < n; k++) c[k] += Gi[k] * delta;
+}
+
+static int mr_pgs_usable(double gii, double floor) { return gii > floor; }
+
+static void mr_pgs_contact(const mr_problem *p, double *lambda, double *c, int i, double floor) {
+  const int n = p->nrow;
+  const double *G = p->G;
+  double mu = p->mu[(i - p->neq - p->nlim) / 3];
+  double gnn = G[(size_t)i * n + i];
+  if (mr_pgs_usable(gnn, floor)) {
+    double ln = fmax(0, lambda[i] - MR_PGS_OMEGA * c[i] / gnn);
+    mr_pgs_update(p, c, i, ln - lambda[i]);
+    lambda[i] = ln;
+  }
+  /* one common step for both tangential rows, so that at the fixed point c_T is parallel
+   * to -lambda_T (maximum dissipation); a 2x2 block solve would tilt it by G_TT^-1. The
+   * step is 1/lambda_max(G_TT), not the paper's 1/min(G_T1T1, G_T2T2): the latter
+   * overshoots, and diverges, when the block is anisotropic (a fingertip contact's
+   * eigenvalues differ 100x); this one never does. */
+  double a = G[(size_t)(i + 1) * n + i + 1], b = G[(size_t)(i + 1) * n + i + 2];
+  double e = G[(size_t)(i + 2) * n + i + 2];
+  double gmax = 0.5 * (a + e) + hypot(0.5 * (a - e), b);
+  double t1 = lambda[i + 1], t2 = lambda[i + 2];
+  if (mr_pgs_usable(gmax, floor)) {
+    t1 -= MR_PGS_OMEGA * c[i + 1] / gmax;
+    t2 -= MR_PGS_OMEGA * c[i + 2] / gmax;
+  }
+  double s = hypot(t1, t2), radius = mu * lambda[i];
+  if (s > radius) {
+    double scale = s > 0 ? radius / s : 0;
+    t1 *= scale;
+    t2 *= scale;
+  }
+  mr_pgs_update(p, c, i + 1, t1 - lambda[i + 1]);
+  mr_pgs_update(p, c, i + 2, t2 - lambda[i + 2]);
+  lambda[i + 1] = t1;
+  lambda[i + 2] = t2;
+}
+
+static void mr_pgs_sweep(const mr_problem *p, double *lambda, double *c, double floor) {
+  const int n = p->nrow, base = p->neq + p->nlim;
+  for (int i = 0; i < base; i++) {
+    double gii = p->G[(size_t)i * n + i];
+    if (!mr_pgs_usable(gii, floor)) continue;
+    double l = lambda[i] - MR_PGS_OMEGA * c[i] / gii;
+    if (i >= p->neq) l = fmax(0, l);
+    mr_pgs_update(p, c, i, l - lambda[i]);
+    lambda[i] = l;
+  }
+  for (int i = base; i < n; i += 3) mr_pgs_contact(p, lambda, c, i, floor);
+}
+
+/* c = G lambda + g */
+static void mr_pgs_velocity(const mr_problem *p, const double *lambda, double *c) {
+  const int n = p->nrow;
+  for (int i = 0; i < n; i++) {
+    const double *Gi = p->G + (size_t)i * n;
+    double s = p->g[i];
+    for (int j = 0; j < n; j++) s += Gi[j] * lambda[j];
+    c[i] = s;
+  }
+}
+
+/* A warm start must at least be feasible: project it. */
+static void mr_pgs_project_start(const mr_problem *p, double *lambda) {
+  const int base = p->neq + p->nlim;
+  for (int i = p->neq; i < base; i++) lambda[i] = fmax(0, lambda[i]);
+  for (int k = 0; k < p->ncon; k++) {
+    double *l = lambda + base + 3 * k;
+    l[0] = fmax(0, l[0]);
+    double s = hypot(l[1], l[2]), radius = p->mu[k] * l[0];
+    if (s > radius) {
+      l[1] *= s > 0 ? radius / s : 0;
+      l[2] *= s > 0 ? radius / s : 0;
+    }
+  }
+}
+
+void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work) {
+  (void)work;
+  const int n = p->nrow;
+  double *lambda = out->lambda, *c = out->c, maxdiag = 0;
+  for (int i = 0; i < n; i++) maxdiag = fmax(maxdiag, p->G[(size_t)i * n + i]);
+  double floor = 1e-13 * maxdiag;
+  mr_pgs_project_start(p, lambda);
+  mr_pgs_velocity(p, lambda, c);
+  out->iters = 0;
+  out->status = MR_SOLVER_MAX_ITER;
+  out->residual = mr_ncp_residual(p, lambda, c);
+  if (out->residual <= p->tol) {
+    out->status = MR_SOLVER_CONVERGED;
+    return;
+  }
+  while (out->iters < p->max_iter) {
+    mr_pgs_sweep(p, lambda, c, floor);
+    double res = mr_ncp_residual(p, lambda, c);
+    if (out->history) out->history[out->iters] = res;
+    out->iters++;
+    out->residual = res;
+    if (!isfinite(res)) {
+      out->status = MR_SOLVER_FAILED;
+      break;
+    }
+    if (res <= p->tol) {
+      out->status = MR_SOLVER_CONVERGED;
+      break;
+    }
+  }
+  mr_pgs_velocity(p, lambda, c);
+}

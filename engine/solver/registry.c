@@ -1,0 +1,67 @@
+/* The solver registry: one line per solver in one static table (name, viewer hotkey,
+ * one-line description, function), and the public mr_solver_* lookups of moreau.h.
+ * Adding a solver is one prototype and one line here. */
+#include <string.h>
+
+#include "solver.h"
+
+void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_lcp(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_ccp(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_admm(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_raisim(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);
+
+/* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table. */
+static const mr_solver_info mr_solvers[] = {
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, SOR (papers/002 Alg. 5)", mr_solve_pgs},
+    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp},
+    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp},
+    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm},
+    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim},
+    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit},
+    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap},
+    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft},
+    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj},
+};
+
+#define MR_NSOLVERS ((int)(sizeof mr_solvers / sizeof mr_solvers[0]))
+
+/* The solver used when opt.solver is -1 (README: why). */
+#define MR_DEFAULT_SOLVER "pgs"
+
+int mr_solver_count(void) { return MR_NSOLVERS; }
+
+const mr_solver_info *mr_solver_get(int index) {
+  return index >= 0 && index < MR_NSOLVERS ? &mr_solvers[index] : NULL;
+}
+
+int mr_solver_find(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < MR_NSOLVERS; i++)
+    if (strcmp(mr_solvers[i].name, name) == 0) return i;
+  return -1;
+}
+
+int mr_solver_default(void) {
+  int i = mr_solver_find(MR_DEFAULT_SOLVER);
+  return i >= 0 ? i : 0;
+}
+
+const char *mr_solver_name(int index) {
+  const mr_solver_info *s = mr_solver_get(index);
+  return s ? s->name : NULL;
+}
+
+char mr_solver_hotkey(int index) {
+  const mr_solver_info *s = mr_solver_get(index);
+  return s ? s->hotkey : 0;
+}
+
+const char *mr_solver_description(int index) {
+  const mr_solver_info *s = mr_solver_get(index);
+  return s ? s->description : NULL;
+}
