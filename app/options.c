@@ -12,7 +12,7 @@ enum option_id {
   OPT_QUIET, OPT_JSON,
   OPT_STEPS, OPT_DURATION, OPT_DT, OPT_SOLVER, OPT_INTEGRATOR, OPT_NO_CONTACT,
   OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_CONTACTS, OPT_RECORD_EVERY, OPT_TOL,
-  OPT_MAX_ITER, OPT_HELP
+  OPT_MAX_ITER, OPT_RESTITUTION, OPT_HELP
 };
 
 typedef struct option_spec {
@@ -42,6 +42,7 @@ static const option_spec option_table[] = {
     {"--record-every", OPT_RECORD_EVERY, MR_OPTS_SIM, 1},
     {"--tol", OPT_TOL, MR_OPTS_SIM, 1},
     {"--max-iter", OPT_MAX_ITER, MR_OPTS_SIM, 1},
+    {"--restitution", OPT_RESTITUTION, MR_OPTS_SIM, 1},
     {"--help", OPT_HELP, 0, 0},
     {"-h", OPT_HELP, 0, 0},
 };
@@ -64,6 +65,7 @@ static void options_defaults(mr_cli_options *o) {
   o->steps = -1;
   o->duration = -1;
   o->integrator = -1;
+  o->restitution = -1;
   o->record_every = 1;
 }
 
@@ -147,6 +149,10 @@ static int options_store(mr_cli_options *o, const option_spec *spec, const char 
       break;
     case OPT_TOL:
       if (parse_double(value, 1, &o->tol)) return bad_value(err, errlen, name, value, "a number > 0");
+      break;
+    case OPT_RESTITUTION:
+      if (parse_double(value, 0, &o->restitution) || o->restitution > 1)
+        return bad_value(err, errlen, name, value, "a coefficient from 0 to 1");
       break;
     case OPT_RECORD_EVERY:
       if (parse_long(value, 1, &o->record_every)) return bad_value(err, errlen, name, value, "a whole number >= 1");
@@ -269,6 +275,7 @@ long mr_cli_apply(const mr_cli_options *o, const mr_model *m, mr_data *d, char *
   if (o->integrator >= 0) d->opt.integrator = o->integrator;
   if (o->solver) d->opt.solver = mr_cli_solver_index(o->solver);
   if (o->tol > 0) d->opt.tol = o->tol;
+  if (o->restitution >= 0) d->opt.restitution = o->restitution;
   if (o->max_iter > 0) d->opt.max_iter = o->max_iter;
   d->opt.disable |= o->disable;
   if (!(d->opt.timestep > 0) || !isfinite(d->opt.timestep)) {
@@ -313,6 +320,7 @@ void mr_cli_print_usage(FILE *out) {
       "  --contacts FILE.csv  every contact of every recorded step (step, geoms, position,\n"
       "                       normal, distance, id)\n"
       "  --tol X              solver tolerance\n"
+      "  --restitution E      Newton restitution of contacts, 0 to 1 (default 0)\n"
       "  --max-iter N         solver iteration cap\n"
       "  --floating           URDF: free joint at the root\n"
       "  --package-path DIR   URDF: roots for package:// URIs (':'-separated)\n"

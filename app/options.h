@@ -37,6 +37,7 @@ typedef struct mr_cli_options {
   const char *contacts; /* --contacts FILE.csv: every contact of every recorded step */
   long record_every;
   double tol;   /* 0: the model's */
+  double restitution; /* < 0: the model's (0) */
   int max_iter; /* 0: the model's */
 } mr_cli_options;
 

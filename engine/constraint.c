@@ -362,10 +362,13 @@ static void mr_contact_rows(const mr_model *m, mr_data *d, mr_rows *r, const int
       r->id[row + a] = ci;
     }
     double bias = mr_unilateral_bias(c->dist + MR_CONTACT_SLOP, MR_ERP_CONTACT, dt);
-    if (MR_RESTITUTION > 0 && c->age == 0) {
+    double e = d->opt.restitution;
+    if (e > 0 && c->age == 0) {
       double vn = 0;
       for (int i = 0; i < nv; i++) vn += r->J[(size_t)row * nv + i] * d->qvel[i];
-      if (vn < 0) bias += MR_RESTITUTION * vn;
+      /* The bounce replaces the penetration recovery instead of adding to it: recovery
+       * (ERP * depth / dt, about ERP * vn at impact) would otherwise raise e by ~0.2. */
+      if (vn < 0) bias = fmin(bias, e * vn);
     }
     r->bias[row] = bias;
     r->mu[k] = c->dim == 1 ? 0 : c->friction[0];

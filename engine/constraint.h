@@ -64,11 +64,10 @@
 #define MR_ERP_LIMIT 0.2
 #define MR_ERP_EQUALITY 0.2
 
-/* Newton restitution (papers/000 eq. 54): for a contact new this step (age 0) that is
- * approaching (J_N v0 < 0), g_N += e J_N v0, so the solver targets c_N >= -e J_N v0. MJCF
- * has no restitution: 0 by default. mr_option has no field for it yet; this constant is
- * the global option until one is added. */
-#define MR_RESTITUTION 0.0
+/* Newton restitution (papers/000 eq. 54), d->opt.restitution = e: for a contact new this
+ * step (age 0) that is approaching (J_N v0 < 0), g_N += e J_N v0, so the solver targets
+ * c_N >= -e J_N v0; the larger of this and the penetration recovery is used, not their
+ * sum. MJCF has no restitution: 0 by default (run --restitution E). */
 
 /* A joint-limit side becomes a row when its gap phi is below the joint's margin, or would
  * be within MR_LIMIT_LOOKAHEAD steps at the current joint speed: an open row is inert (its

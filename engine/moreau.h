@@ -97,6 +97,7 @@ typedef struct mr_option {
   int solver;      /* index into the solver registry; -1 = default */
   double tol;      /* solver tolerance */
   int max_iter;    /* solver iteration cap */
+  double restitution; /* Newton restitution coefficient of contacts (MJCF has none: 0) */
 } mr_option;
 
 /* ------------------------------------------------------------------ model */

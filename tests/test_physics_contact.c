@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "constraint.h"
 #include "mr_test.h"
@@ -135,11 +136,49 @@ static void test_arm_limits(void) {
   mr_model_free(m);
 }
 
+/* A ball dropped on the floor: the first contact's rebound speed is exactly e times the
+ * impact speed (Newton restitution replaces the penetration recovery on impact). */
+static void test_restitution(void) {
+  char path[] = "/tmp/moreau_restitution_XXXXXX";
+  int fd = mkstemp(path);
+  MR_REQUIRE(fd >= 0);
+  const char *xml = "<mujoco><option timestep='0.001'/><worldbody><geom type='plane' size='5 5 .1'/>"
+                    "<body pos='0 0 1'><freejoint/><geom type='sphere' size='.1'/></body>"
+                    "</worldbody></mujoco>";
+  MR_REQUIRE(write(fd, xml, strlen(xml)) == (ssize_t)strlen(xml));
+  close(fd);
+  char err[512];
+  mr_load_options opt = {0};
+  opt.quiet = 1;
+  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
+  unlink(path);
+  MR_REQUIRE(m);
+  const double es[] = {0, 0.5, 0.8};
+  for (int k = 0; k < 3; k++) {
+    mr_data *d = mr_data_create(m);
+    use_pgs(d);
+    d->opt.restitution = es[k];
+    double before = 0, after = 0;
+    for (int s = 0; s < 1000 && after == 0; s++) {
+      double v = d->qvel[2];
+      MR_REQUIRE(mr_step(m, d) == 0);
+      if (d->ncon > 0 && before == 0) before = v, after = d->qvel[2] == 0 ? 1e-300 : d->qvel[2];
+    }
+    printf("restitution %.1f: impact %.4f m/s, rebound %.6f m/s\n", es[k], before, after);
+    MR_CHECK(before < -4);
+    if (es[k] > 0) MR_CHECK_NEAR(after / -before, es[k], 1e-6);
+    else MR_CHECK(after < 0.25 * -before); /* only the 20% penetration recovery */
+    mr_data_free(d);
+  }
+  mr_model_free(m);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   test_sliding_cube();
   test_resting_box();
   test_fourbar();
   test_arm_limits();
+  test_restitution();
   MR_TEST_END();
 }
