@@ -315,11 +315,47 @@ static void sap_rows_takeoff_rank(void) {
   for (int i = 0; i < f.p.nrow; i++) MR_CHECK(f.lambda[i] == 0 && isfinite(f.c[i]));
 }
 
+/* Bilateral rows only, rank-deficient: the planar four-bar's connect gives 3 rows, one of
+ * them (out of plane) with J = 0, so G has a zero row and column and G_ii = 0. sap used to
+ * take R_i = G_ii / (4 pi^2) = 0 there and fail on every step (models/fourbar.xml).
+ * Second case: two identical rows (a duplicated loop closure), G singular with G_ii > 0. */
+static void sap_bilateral_rank_deficient(void) {
+  static const double Jzero[3 * 3] = {1, 0.5, 0, 0, 0, 0, 0.3, 1, 0.2};
+  static const double Jdup[3 * 3] = {1, 0.5, 0, 1, 0.5, 0, 0.3, 1, 0.2};
+  const double *Js[2] = {Jzero, Jdup};
+  const char *names[2] = {"zero row", "duplicate rows"};
+  double rig = 1 / (4 * PI * PI);
+  for (int c = 0; c < 2; c++) {
+    fixture f;
+    fixture_init(&f, 3, 0, 0);
+    fixture_delassus(&f, Js[c], 3);
+    f.p.mu = NULL, f.p.dist = NULL; /* no contacts, as the constraint stage passes them */
+    f.g[0] = -0.002, f.g[1] = c ? -0.002 : 0, f.g[2] = -0.02; /* consistent right-hand side */
+    f.p.tol = 1e-10;
+    mr_solve_sap(&f.p, &f.out, &f.work);
+    MR_CHECK_MSG(f.out.status == MR_SOLVER_CONVERGED, "%s: status %d", names[c], f.out.status);
+    MR_CHECK(f.out.iters <= 3); /* bilateral only: the cost is quadratic, one Newton step */
+    int finite = isfinite(f.out.residual);
+    for (int i = 0; i < 3; i++) finite = finite && isfinite(f.lambda[i]) && isfinite(f.c[i]);
+    MR_CHECK_MSG(finite, "%s: non-finite output", names[c]);
+    double vmax = 0;
+    for (int i = 0; i < 3; i++) vmax = fmax(vmax, fabs(f.c[i]));
+    /* near-rigid: the constraint velocities shrink to the compliant law, |c| << |g| */
+    MR_CHECK_MSG(vmax < 0.05 * 0.02, "%s: |c| = %g", names[c], vmax);
+    MR_CHECK_NEAR(f.c[2], -rig * f.G[8] * f.lambda[2], 1e-9 * (1 + fabs(f.lambda[2])));
+    if (c == 0) MR_CHECK(fabs(f.lambda[1]) < 1e-6); /* a row that moves nothing takes nothing */
+    if (c == 1) MR_CHECK_NEAR(f.lambda[0], f.lambda[1], 1e-9);
+    printf("sap bilateral rank-deficient (%s): %d Newton iterations, lambda %.6g %.6g %.6g, |c| %.3g\n",
+           names[c], f.out.iters, f.lambda[0], f.lambda[1], f.lambda[2], vmax);
+  }
+}
+
 int main(void) {
   soft_matches_mujoco();
   soft_analytic_one_contact();
   soft_rows_takeoff_rank();
   sap_one_contact();
   sap_rows_takeoff_rank();
+  sap_bilateral_rank_deficient();
   MR_TEST_END();
 }
