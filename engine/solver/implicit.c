@@ -21,8 +21,8 @@
  * tangent-space restriction (28)-(29) and the projection onto cone edges (sec. 3.6). On an
  * edge the Jacobian of the region selected by the strict inequalities is used.
  * Start: the warm start lambda gives x = (A lambda + g) - lambda; a zero warm start uses
- * the paper's "all sticking" start x = A^+ g (a Cholesky of A + 1e-9 max(diag A) I stands in
- * for the pseudo-inverse).
+ * the paper's "all sticking" start x = A^+ g ((A + eps I)^-1 A (A + eps I)^-1 g with
+ * eps = 1e-9 max(diag A) stands in for the pseudo-inverse, see imp_start).
  * Stopping measure: |r|_inf in velocity units (the velocity equation error); iters counts
  * Gauss-Newton iterations (0 when the start already solves the problem). Dual solver on
  * G, g, mu and R.
@@ -223,9 +223,17 @@ static int imp_start(const imp_ctx *c, const double *lambda, double *x, double *
     for (int i = 0; i < m; i++) x[i] += imp_reg(p, i) * lambda[i] + p->g[i] - lambda[i];
     return 1;
   }
-  double eps = IMP_PINV_EPS * amax;
+  /* x = A^+ g (f = -x, v = f + x = 0) as (A + eps)^-1 A (A + eps)^-1 g: on range(A) this is
+   * A^-1 g up to O(eps), while round-off components of g along null(A) (a sphere wedged in
+   * a corner, coplanar box corners) are damped instead of amplified by 1/eps. A plain
+   * regularized solve turned them into opposing 1e7 impulses in null(A), where J = -A
+   * cannot see them: Gauss-Newton then stalled at that start (balls in a box, mu >= 1). */
+  double eps = IMP_PINV_EPS * amax, *y = c->ytmp;
   if (mr_dense_cholesky(L, p->G, p->R, eps, m, eps) < 0) return 0;
-  for (int i = 0; i < m; i++) x[i] = p->g[i]; /* f = -A^+ g, x = v - f = -f */
+  memcpy(y, p->g, sizeof(double) * (size_t)m);
+  mr_dense_cholesky_solve(L, m, y);
+  mr_dense_matvec(p->G, m, y, x);
+  for (int i = 0; i < m; i++) x[i] += imp_reg(p, i) * y[i];
   mr_dense_cholesky_solve(L, m, x);
   return 1;
 }
