@@ -5,7 +5,14 @@
  * subtracted afterwards, so every pair involving them is exact as long as the cores do not
  * overlap, penetration included.
  *
- * Penetrating pairs: libccd's MPR (ccdMPRPenetration), not its EPA. EPA (ccdGJKPenetration)
+ * Separated pairs stop as soon as a support plane proves the distance above the margin
+ * (no contact possible), so far pairs cost a few GJK steps.
+ *
+ * Penetrating primitives: libccd's MPR to a loose tolerance gives a starting normal, then
+ * Newton's method on the support gap (collide_depth.c) finds the minimum-translation normal
+ * to round-off. Meshes keep the MPR iteration below.
+ *
+ * Penetrating meshes: libccd's MPR (ccdMPRPenetration), not its EPA. EPA (ccdGJKPenetration)
  * grows a polytope with malloc for every vertex, edge and face, which the step may not do;
  * MPR works on a fixed 4-point portal on the stack. MPR alone is not the minimum translation:
  * it returns the support plane where the ray from an interior point through the origin
@@ -135,9 +142,11 @@ static int mr_simplex_reduce(mr_gjk_vert *s, int *n, double lam[4]) {
 }
 
 /* Distance between two convex sets; witness points pa, pb (pb - pa is the separation).
- * Returns the distance, or 0 when they overlap (pa, pb then meaningless). */
+ * Returns the distance, or 0 when they overlap (pa, pb then meaningless). Once a support
+ * plane proves the distance above cutoff, returns that lower bound instead (no contact is
+ * possible, so the exact value is not needed). */
 static double mr_gjk_distance(const mr_gjk_set *A, const mr_gjk_set *B, const double dir0[3],
-                              double pa[3], double pb[3]) {
+                              double cutoff, double pa[3], double pb[3]) {
   mr_gjk_vert s[4];
   int n = 1;
   double lam[4] = {1, 0, 0, 0}, v[3], d[3];
@@ -158,7 +167,9 @@ static double mr_gjk_distance(const mr_gjk_set *A, const mr_gjk_set *B, const do
     mr_gjk_support(A, d, w.a);
     mr_gjk_support(B, v, w.b);
     mr_sub3(w.w, w.a, w.b);
-    if (vv - mr_dot3(v, w.w) <= 1e-13 * vv) break; /* no further progress toward the origin */
+    double vw = mr_dot3(v, w.w);
+    if (vw > 0 && vw * vw > cutoff * cutoff * vv) return vw / sqrt(vv); /* separated */
+    if (vv - vw <= 1e-13 * vv) break; /* no further progress toward the origin */
     s[n++] = w;
     if (mr_simplex_reduce(s, &n, lam)) return 0;
     double nv[3] = {0, 0, 0}, na[3] = {0, 0, 0}, nb[3] = {0, 0, 0};
@@ -231,12 +242,38 @@ static void mr_try_normal(const mr_shape *a, const mr_shape *b, const double n[3
   if (g < *best) { *best = g; mr_copy3(bn, u); }
 }
 
+/* A starting normal for Newton (collide_depth.c): MPR's ray normal to a loose tolerance,
+ * which lands near the minimum it would refine to. Two boxes need none (their candidate
+ * normals are complete), nor does MPR failing (the centers' direction then). */
+static void mr_mpr_coarse_normal(const mr_shape *a, const mr_shape *b, double n0[3]) {
+  mr_sub3(n0, b->pos, a->pos);
+  if (a->type == MR_GEOM_BOX && b->type == MR_GEOM_BOX) return;
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = ccd.support2 = mr_ccd_support;
+  ccd.center1 = ccd.center2 = mr_ccd_center;
+  ccd.max_iterations = 200;
+  ccd.mpr_tolerance = 1e-4 * fmax(1e-3, fmin(a->rbound, b->rbound));
+  int budget = MR_MPR_BUDGET;
+  mr_ccd_obj oa = {a, {a->pos[0], a->pos[1], a->pos[2]}, &budget};
+  mr_ccd_obj ob = {b, {b->pos[0], b->pos[1], b->pos[2]}, 0};
+  ccd_real_t dep;
+  ccd_vec3_t dir, pos;
+  if (ccdMPRPenetration(&oa, &ob, &ccd, &dep, &dir, &pos) == 0)
+    for (int i = 0; i < 3; i++) n0[i] = dir.v[i];
+}
+
 /* Penetration depth and normal (a to b). Returns 0, or -1 if MPR finds no overlap.
  * The ray-based MPR normal is one candidate; the local axes of both shapes and their cross
  * products are the others (the separating-axis candidates of boxes, and the exact normal of
  * crossed capsules or a sphere deep in a box). The smallest support gap wins and is then
  * refined by following the normal with MPR, which settles curved surfaces. */
 static int mr_mpr_depth(const mr_shape *a, const mr_shape *b, double *depth, double n[3]) {
+  if (a->type != MR_GEOM_MESH && b->type != MR_GEOM_MESH) {
+    double n0[3];
+    mr_mpr_coarse_normal(a, b, n0);
+    return mr_penetration_newton(a, b, n0, depth, n);
+  }
   ccd_t ccd;
   CCD_INIT(&ccd);
   ccd.support1 = ccd.support2 = mr_ccd_support;
@@ -329,7 +366,7 @@ int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
   mr_gjk_set_make(a, &ga, &ra);
   mr_gjk_set_make(b, &gb, &rb);
   mr_sub3(d0, b->pos, a->pos);
-  double dist = mr_gjk_distance(&ga, &gb, d0, pa, pb);
+  double dist = mr_gjk_distance(&ga, &gb, d0, margin + ra + rb, pa, pb);
   double tiny = 1e-10 * fmax(1e-3, a->rbound + b->rbound);
   if (dist > tiny) { /* the (cores are) apart: exact */
     double n[3];

@@ -82,6 +82,64 @@ void mr_shape_support(const mr_shape *s, const double dir[3], double out[3]) {
   mr_shape_to_world(s, out, pl);
 }
 
+/* Hessian of the local support function h(d) = max_x x.d at unit d (the curvature of the
+ * surface's normal map): zero for flat sides and edges, so polytopes give 0. */
+static void mr_support_hess_local(const mr_shape *s, const double d[3], double H[9]) {
+  const double *z = s->size;
+  memset(H, 0, 9 * sizeof(double));
+  switch (s->type) {
+    case MR_GEOM_SPHERE:
+    case MR_GEOM_CAPSULE: /* r (I - d d^T); a capsule's segment adds nothing */
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) H[3 * i + j] = z[0] * ((i == j) - d[i] * d[j]);
+      return;
+    case MR_GEOM_ELLIPSOID: { /* h = sqrt(d^T Q d): Q/h - (Qd)(Qd)^T / h^3 */
+      double q[3] = {z[0] * z[0] * d[0], z[1] * z[1] * d[1], z[2] * z[2] * d[2]};
+      double h = sqrt(mr_dot3(q, d));
+      if (h < MR_MINVAL) return;
+      double ih = 1.0 / h, ih3 = ih * ih * ih;
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) H[3 * i + j] = -q[i] * q[j] * ih3;
+        H[4 * i] += z[i] * z[i] * ih;
+      }
+      return;
+    }
+    case MR_GEOM_CYLINDER: { /* the caps' disks: r (P - p p^T / rho^2) / rho, p = P d */
+      double rho = sqrt(d[0] * d[0] + d[1] * d[1]);
+      /* at the cap's normal h has a corner (unbounded curvature): a finite value lets
+       * Newton leave it toward the rim; its line search absorbs the overshoot */
+      if (rho < 1e-9) rho = 1e-9;
+      double k = z[0] / rho, u0 = d[0] / rho, u1 = d[1] / rho;
+      H[0] = k * (1 - u0 * u0);
+      H[1] = H[3] = -k * u0 * u1;
+      H[4] = k * (1 - u1 * u1);
+      return;
+    }
+    default: return; /* box, mesh: flat */
+  }
+}
+
+void mr_shape_support_hess(const mr_shape *s, const double dir[3], double out[3],
+                           double hess[9]) {
+  double dl[3], pl[3], Hl[9];
+  mr_mulmatT3(dl, s->mat, dir);
+  mr_support_local(s, dl, pl);
+  mr_shape_to_world(s, out, pl);
+  if (s->type == MR_GEOM_BOX || s->type == MR_GEOM_MESH) {
+    memset(hess, 0, 9 * sizeof(double));
+    return;
+  }
+  mr_support_hess_local(s, dl, Hl);
+  double RH[9]; /* hess = R Hl R^T */
+  const double *R = s->mat;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      RH[3 * i + j] = R[3 * i] * Hl[j] + R[3 * i + 1] * Hl[3 + j] + R[3 * i + 2] * Hl[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      hess[3 * i + j] = RH[3 * i] * R[3 * j] + RH[3 * i + 1] * R[3 * j + 1] + RH[3 * i + 2] * R[3 * j + 2];
+}
+
 int mr_shape_core(const mr_shape *s, double a[3], double b[3], double *radius) {
   if (s->type == MR_GEOM_SPHERE) {
     mr_copy3(a, s->pos);

@@ -26,6 +26,12 @@ void mr_shape_make(const mr_model *m, const mr_data *d, int g, mr_shape *s);
 /* The point of s farthest along dir (world frame, any length). */
 void mr_shape_support(const mr_shape *s, const double dir[3], double out[3]);
 
+/* The support point along unit dir (world) and the Hessian of the support function there
+ * (world, 3x3 row-major): the inverse curvature of the surface where its normal is dir, 0
+ * for flat faces and edges. Newton's method on the penetration normal uses it. */
+void mr_shape_support_hess(const mr_shape *s, const double dir[3], double out[3],
+                           double hess[9]);
+
 /* Shapes that are a point or a segment swept by a sphere (sphere, capsule): their core and
  * radius, so that the general path can work on the core exactly. Returns the number of core
  * points (1 or 2), or 0 for other types. */
@@ -84,6 +90,12 @@ int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin, m
 int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
 /* The general path plus a face-clipped manifold (manifold.c) for flat contact. */
 int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_depth.c: penetration depth and normal (a to b) of two overlapping primitives
+ * (not meshes) by Newton's method on the support gap, from the starting normal n0.
+ * Returns 0, or -1 if a separating direction turns up. */
+int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[3],
+                          double *depth, double n[3]);
 
 /* manifold.c: given the general path's single point (normal a->b), the points of the
  * clipped contact polygon; returns their number, or 0 to keep the single point. */
