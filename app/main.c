@@ -18,11 +18,6 @@ static int cmd_solvers(int argc, char **argv) {
   return MR_EXIT_OK;
 }
 
-static int cmd_not_built(const char *name) {
-  mr_cli_error("'%s' is not available in this build yet", name);
-  return MR_EXIT_BAD_INPUT;
-}
-
 static int is_help(const char *word) {
   return strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "help") == 0;
 }
@@ -46,7 +41,8 @@ int main(int argc, char **argv) {
   if (strcmp(command, "info") == 0) return mr_cmd_info(rest, rest_argv);
   if (strcmp(command, "run") == 0) return mr_cmd_run(rest, rest_argv);
   if (strcmp(command, "solvers") == 0) return cmd_solvers(rest, rest_argv);
-  if (strcmp(command, "view") == 0 || strcmp(command, "batch") == 0) return cmd_not_built(command);
+  if (strcmp(command, "view") == 0) return mr_cmd_view(rest, rest_argv);
+  if (strcmp(command, "batch") == 0) return mr_cmd_batch(rest, rest_argv);
   if (command[0] == '-') mr_cli_error("unknown option '%s' (see moreau --help)", command);
   else mr_cli_error("unknown command '%s' (see moreau --help)", command);
   return MR_EXIT_BAD_INPUT;

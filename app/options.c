@@ -12,7 +12,9 @@ enum option_id {
   OPT_QUIET, OPT_JSON,
   OPT_STEPS, OPT_DURATION, OPT_DT, OPT_SOLVER, OPT_INTEGRATOR, OPT_NO_CONTACT,
   OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_CONTACTS, OPT_RECORD_EVERY, OPT_TOL,
-  OPT_MAX_ITER, OPT_RESTITUTION, OPT_HELP
+  OPT_MAX_ITER, OPT_RESTITUTION, OPT_CTRL, OPT_INIT, OPT_SEED,
+  OPT_FRAMES, OPT_SCREENSHOT, OPT_CAMERA, OPT_REPLAY, OPT_WIDTH, OPT_HEIGHT, OPT_PLOTS, OPT_KEYS,
+  OPT_JOBS, OPT_OUT, OPT_RESUME, OPT_HELP
 };
 
 typedef struct option_spec {
@@ -43,6 +45,20 @@ static const option_spec option_table[] = {
     {"--tol", OPT_TOL, MR_OPTS_SIM, 1},
     {"--max-iter", OPT_MAX_ITER, MR_OPTS_SIM, 1},
     {"--restitution", OPT_RESTITUTION, MR_OPTS_SIM, 1},
+    {"--ctrl", OPT_CTRL, MR_OPTS_SIM, 1},
+    {"--init", OPT_INIT, MR_OPTS_SIM, 1},
+    {"--seed", OPT_SEED, MR_OPTS_SIM, 1},
+    {"--frames", OPT_FRAMES, MR_OPTS_VIEW, 1},
+    {"--screenshot", OPT_SCREENSHOT, MR_OPTS_VIEW, 1},
+    {"--camera", OPT_CAMERA, MR_OPTS_VIEW, 1},
+    {"--replay", OPT_REPLAY, MR_OPTS_VIEW, 1},
+    {"--width", OPT_WIDTH, MR_OPTS_VIEW, 1},
+    {"--height", OPT_HEIGHT, MR_OPTS_VIEW, 1},
+    {"--plots", OPT_PLOTS, MR_OPTS_VIEW, 0},
+    {"--keys", OPT_KEYS, MR_OPTS_VIEW, 1},
+    {"--jobs", OPT_JOBS, MR_OPTS_BATCH, 1},
+    {"--out", OPT_OUT, MR_OPTS_BATCH, 1},
+    {"--resume", OPT_RESUME, MR_OPTS_BATCH, 0},
     {"--help", OPT_HELP, 0, 0},
     {"-h", OPT_HELP, 0, 0},
 };
@@ -60,6 +76,8 @@ void mr_cli_error(const char *fmt, ...) {
   fprintf(stderr, "moreau: %s\n", line);
 }
 
+static int parse_long(const char *text, long min, long *out);
+
 static void options_defaults(mr_cli_options *o) {
   memset(o, 0, sizeof *o);
   o->steps = -1;
@@ -67,6 +85,16 @@ static void options_defaults(mr_cli_options *o) {
   o->integrator = -1;
   o->restitution = -1;
   o->record_every = 1;
+  o->width = 1280;
+  o->height = 720;
+}
+
+/* A whole number in [min, max] into an int. */
+static int parse_int_range(const char *text, long min, long max, int *out) {
+  long v;
+  if (parse_long(text, min, &v) || v > max) return -1;
+  *out = (int)v;
+  return 0;
 }
 
 /* "--name=value" or "--name value": the option's spec, and its name length. */
@@ -138,6 +166,30 @@ static int options_store(mr_cli_options *o, const option_spec *spec, const char 
     case OPT_KEYFRAME: o->keyframe = value; break;
     case OPT_RECORD: o->record = value; break;
     case OPT_CONTACTS: o->contacts = value; break;
+    case OPT_CTRL: o->ctrl_file = value; break;
+    case OPT_INIT: o->init_file = value; break;
+    case OPT_SCREENSHOT: o->screenshot = value; break;
+    case OPT_CAMERA: o->camera = value; break;
+    case OPT_REPLAY: o->replay = value; break;
+    case OPT_OUT: o->out_dir = value; break;
+    case OPT_RESUME: o->resume = 1; break;
+    case OPT_PLOTS: o->plots = 1; break;
+    case OPT_KEYS: o->keys = value; break;
+    case OPT_SEED:
+      if (parse_long(value, 0, &o->seed)) return bad_value(err, errlen, name, value, "a whole number >= 0");
+      break;
+    case OPT_FRAMES:
+      if (parse_long(value, 1, &o->frames)) return bad_value(err, errlen, name, value, "a whole number >= 1");
+      break;
+    case OPT_WIDTH:
+      if (parse_int_range(value, 16, 8192, &o->width)) return bad_value(err, errlen, name, value, "pixels, 16 to 8192");
+      break;
+    case OPT_HEIGHT:
+      if (parse_int_range(value, 16, 8192, &o->height)) return bad_value(err, errlen, name, value, "pixels, 16 to 8192");
+      break;
+    case OPT_JOBS:
+      if (parse_int_range(value, 1, 4096, &o->jobs)) return bad_value(err, errlen, name, value, "a whole number from 1 to 4096");
+      break;
     case OPT_STEPS:
       if (parse_long(value, 0, &o->steps)) return bad_value(err, errlen, name, value, "a whole number >= 0");
       break;

@@ -18,7 +18,9 @@ enum { MR_EXIT_OK = 0, MR_EXIT_FAILURE = 1, MR_EXIT_BAD_INPUT = 2 };
 enum {
   MR_OPTS_LOAD = 1 << 0,   /* --floating --package-path --srdf */
   MR_OPTS_OUTPUT = 1 << 1, /* --quiet --json */
-  MR_OPTS_SIM = 1 << 2     /* --steps ... --max-iter: everything that configures a run */
+  MR_OPTS_SIM = 1 << 2,    /* --steps ... --max-iter: everything that configures a run */
+  MR_OPTS_VIEW = 1 << 3,   /* --frames --screenshot --camera --replay --width --height */
+  MR_OPTS_BATCH = 1 << 4   /* --jobs --out --resume */
 };
 
 typedef struct mr_cli_options {
@@ -39,6 +41,23 @@ typedef struct mr_cli_options {
   double tol;   /* 0: the model's */
   double restitution; /* < 0: the model's (0) */
   int max_iter; /* 0: the model's */
+  const char *ctrl_file; /* --ctrl FILE.csv: time column + one column per actuator name */
+  const char *init_file; /* --init FILE: qpos/qvel to start from (last row of a recording) */
+  long seed;             /* --seed N: reproducible perturbation of the initial state; 0 none */
+
+  /* view */
+  long frames;            /* --frames N: render N frames then exit; 0: interactive */
+  const char *screenshot; /* --screenshot FILE.png: the last frame */
+  const char *camera;     /* --camera SPEC: a model camera name/index, or "free" */
+  const char *replay;     /* --replay FILE: play a recording instead of simulating */
+  int width, height;      /* window size (default 1280x720) */
+  int plots;              /* --plots: open with the plots panel shown */
+  const char *keys;       /* --keys SPEC: scripted key presses, "FRAME:KEY,..." (e.g. "60:3") */
+
+  /* batch */
+  int jobs;               /* --jobs N: worker threads; 0: the core count */
+  const char *out_dir;    /* --out DIR */
+  int resume;             /* --resume: skip jobs whose outputs are complete */
 } mr_cli_options;
 
 /* Parses argv[0..argc) (the words after the subcommand). On bad input writes one line
@@ -66,5 +85,7 @@ void mr_cli_print_usage(FILE *out);
 /* The subcommands: each gets the words after its own name. Return the exit status. */
 int mr_cmd_info(int argc, char **argv);
 int mr_cmd_run(int argc, char **argv);
+int mr_cmd_view(int argc, char **argv);
+int mr_cmd_batch(int argc, char **argv);
 
 #endif
