@@ -33,6 +33,7 @@
  * taken against MuJoCo's time over the same first steps.
  *
  * Usage: bench_contact [--steps N] [--rounds R] [MODEL.xml ...]
+ * MOREAU_BENCH_SOLVERS=pgs,sap limits the Moreau rows to the solvers named.
  * Default models: MuJoCo's humanoid (2 s simulated) and humanoid100 (1 s) samples.
  */
 #include <math.h>
@@ -296,15 +297,28 @@ static double mujoco_step_time(const double *t, int steps, int rounds, int n) {
 
 /* Accuracy round first (it also caps slow solvers), then `rounds` timed rounds, each
  * MuJoCo then every solver, so load drifts reach all engines alike. */
+/* The registry's solvers, or those named in MOREAU_BENCH_SOLVERS ("pgs,sap"). */
+static int selected_solvers(int *sel) {
+  const char *only = getenv("MOREAU_BENCH_SOLVERS");
+  int n = 0;
+  for (int i = 0; i < mr_solver_count() && n < MAX_SOLVERS; i++) {
+    const char *name = mr_solver_name(i), *at = only ? strstr(only, name) : NULL;
+    size_t len = strlen(name);
+    int listed = at && (at == only || at[-1] == ',') && (at[len] == 0 || at[len] == ',');
+    if (!only || listed) sel[n++] = i;
+  }
+  return n;
+}
+
 static int bench_model(const char *path, int steps, int rounds) {
   bench_state b;
   if (bench_state_load(path, &b)) return -1;
-  int nsolver = mr_solver_count() < MAX_SOLVERS ? mr_solver_count() : MAX_SOLVERS;
+  int sel[MAX_SOLVERS], nsolver = selected_solvers(sel);
   engine_row rows[MAX_SOLVERS + 1];
   memset(rows, 0, sizeof rows);
   rows[0].name = b.m->opt.solver == mjSOL_NEWTON ? "MuJoCo (newton)" : "MuJoCo (default)";
   for (int i = 0; i <= nsolver; i++) {
-    if (i) rows[i].name = mr_solver_name(i - 1);
+    if (i) rows[i].name = mr_solver_name(sel[i - 1]);
     rows[i].steps = steps;
   }
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -313,7 +327,7 @@ static int bench_model(const char *path, int steps, int rounds) {
   fflush(stdout);
   mujoco_accuracy_round(&b, &rows[0]);
   for (int i = 1; i <= nsolver; i++)
-    moreau_accuracy_round(&b, i - 1, &rows[i], SOLVER_BUDGET / (rounds + 1));
+    moreau_accuracy_round(&b, sel[i - 1], &rows[i], SOLVER_BUDGET / (rounds + 1));
   char *checkpoint = calloc((size_t)steps, 1);
   double *mj_t = calloc((size_t)rounds * (size_t)steps, sizeof(double));
   double mr_t[MAX_SOLVERS + 1][MAX_ROUNDS];
@@ -326,7 +340,7 @@ static int bench_model(const char *path, int steps, int rounds) {
   for (int i = 0; i <= nsolver; i++) checkpoint[rows[i].steps - 1] = 1;
   for (int r = 0; r < rounds; r++) {
     mujoco_timed_round(&b, steps, checkpoint, mj_t + (size_t)r * steps);
-    for (int i = 1; i <= nsolver; i++) mr_t[i][r] = moreau_timed_round(&b, i - 1, &rows[i]);
+    for (int i = 1; i <= nsolver; i++) mr_t[i][r] = moreau_timed_round(&b, sel[i - 1], &rows[i]);
   }
   printf("%-16s %6s %10s %7s %8s %6s %10s %10s %10s %10s %10s\n", "engine/solver", "steps",
          "steps/s", "ratio", "iters", "solver", "primal", "dual", "compl", "penetr", "mean pen");

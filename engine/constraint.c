@@ -335,10 +335,17 @@ static int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, 
   return kept;
 }
 
-/* The bias of a unilateral row with gap phi (see constraint.h). */
-static double mr_unilateral_bias(double phi, double erp, double dt) {
+/* The bias of a unilateral row with gap phi (see constraint.h); deep violations recover
+ * only when `separable`. */
+static double mr_unilateral_bias(double phi, double erp, double dt, int separable) {
   if (phi > 0) return phi / dt;
-  return phi > -MR_RECOVERY_DEPTH ? erp * phi / dt : 0;
+  return phi > -MR_RECOVERY_DEPTH || separable ? erp * phi / dt : 0;
+}
+
+/* Whether a contact's bodies can be pulled apart without fighting a joint: they lie in
+ * different trees (the world is a tree of its own). */
+static int mr_contact_separable(const mr_model *m, const mr_contact *c) {
+  return m->body_rootid[c->body1] != m->body_rootid[c->body2];
 }
 
 static void mr_contact_rows(const mr_model *m, mr_data *d, mr_rows *r, const int *keep,
@@ -361,7 +368,8 @@ static void mr_contact_rows(const mr_model *m, mr_data *d, mr_rows *r, const int
       r->bias[row + a] = 0;
       r->id[row + a] = ci;
     }
-    double bias = mr_unilateral_bias(c->dist + MR_CONTACT_SLOP, MR_ERP_CONTACT, dt);
+    double bias = mr_unilateral_bias(c->dist + MR_CONTACT_SLOP, MR_ERP_CONTACT, dt,
+                                     mr_contact_separable(m, c));
     double e = d->opt.restitution;
     if (e > 0 && c->age == 0) {
       double vn = 0;
@@ -394,7 +402,7 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
       memset(Jr, 0, (size_t)nv * sizeof(double));
       Jr[m->jnt_dofadr[j]] = sign;
       r->phi[row] = phi;
-      r->bias[row] = mr_unilateral_bias(phi, MR_ERP_LIMIT, r->dt);
+      r->bias[row] = mr_unilateral_bias(phi, MR_ERP_LIMIT, r->dt, 0);
       r->id[row] = j;
       row++;
     }

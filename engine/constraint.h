@@ -46,13 +46,16 @@
  * get the position projection of mr_constraint_project, which holds loop closures to
  * round-off, so their ERP only matters between projections. */
 #define MR_ERP_CONTACT 0.2
-/* Penetration deeper than this (m or rad) gets no recovery bias, only "no further": such
- * overlaps are modeling artifacts (robot meshes interpenetrating across joints) far more
- * often than dynamics, and a recovery velocity asked of contacts that the joints cannot
- * separate makes the problem infeasible: impulses, friction bounds and then velocities
- * grow without limit (panda_collision.urdf diverged in 2 steps). Real penetration stays
- * below it: it is at most one step of approach speed. A split-impulse (position-level)
- * recovery would lift this limit. */
+/* Penetration deeper than this (m or rad) between two parts of the same kinematic tree
+ * (self-collision) gets no recovery bias, only "no further": such overlaps are modeling
+ * artifacts (robot meshes interpenetrating across joints) far more often than dynamics,
+ * and a recovery velocity asked of contacts that the joints cannot separate makes the
+ * problem infeasible: impulses, friction bounds and then velocities grow without limit
+ * (panda_collision.urdf diverged in 2 steps). Contacts between different trees, or with
+ * the world, can always be separated by moving one of them, so they recover at every
+ * depth: a fast body sinking several centimetres into a pile in one step is pushed back
+ * out instead of staying there (humanoid100's mean penetration halved). A joint limit is
+ * one tree: the same rule. */
 #define MR_RECOVERY_DEPTH 0.01
 /* Penetration a resting contact keeps (papers/000 eq. 91's delta): contacts are corrected
  * towards dist = -MR_CONTACT_SLOP, not 0. Corrected all the way to 0, a resting body ends
@@ -177,6 +180,9 @@ void mr_equality_residual(const mr_model *m, const mr_data *d, double *phi);
 int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
                       mr_problem *p, double **AinvJT);
 
+/* x = A^-1 x over the dofs [lo, hi) only, which must be whole kinematic trees (crba.c). */
+void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi);
+
 /* ------------------------------------------------------------------ metrics (metrics.c) */
 
 /* All of mr_metrics but energy and solver_time from the problem, the impulses, and the
@@ -184,6 +190,10 @@ int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const dou
  * taken from the solver. */
 void mr_metrics_compute(const mr_problem *p, const mr_rows *r, const double *lambda, double *c,
                         mr_metrics *out);
+
+/* The same, with c = g + J dv from the velocity change dv = A^-1 J^T lambda (no G needed). */
+void mr_metrics_compute_dv(const mr_problem *p, const mr_rows *r, const double *lambda,
+                           const double *dv, double *c, mr_metrics *out);
 
 /* The NCP stopping measure solvers may share: max over rows of the primal, dual and
  * complementarity residuals (De Saxce-corrected), L-infinity, given c = G lambda + g. */

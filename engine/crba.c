@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "constraint.h" /* mr_solve_mass_span */
 #include "moreau.h"
 #include "spatial.h"
 
@@ -69,28 +70,31 @@ void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping) {
   for (int i = 0; i < nv; i++) d->qLDiagInv[i] = 1.0 / LD[Madr[i]];
 }
 
-void mr_solve_mass(const mr_model *m, const mr_data *d, double *x, const double *b, int n) {
-  const int nv = m->nv;
+/* x <- L^-T x from the leaves up (each entry pushed into its ancestors), x <- D^-1 x, then
+ * x <- L^-1 x from the roots down; over [lo, hi) only, which is exact when the range holds
+ * whole trees (ancestors never leave it). */
+void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
   const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
   const double *LD = d->qLD, *Dinv = d->qLDiagInv;
-  if (x != b) memcpy(x, b, (size_t)nv * (size_t)n * sizeof(double));
-  for (int c = 0; c < n; c++, x += nv) {
-    /* x <- L^-T x: from the leaves up, push each entry into its ancestors */
-    for (int i = nv - 1; i >= 0; i--) {
-      double xi = x[i];
-      if (xi == 0) continue;
-      int adr = Madr[i] + 1;
-      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= LD[adr++] * xi;
-    }
-    for (int i = 0; i < nv; i++) x[i] *= Dinv[i];
-    /* x <- L^-1 x: from the roots down, pull from the ancestors */
-    for (int i = 0; i < nv; i++) {
-      int adr = Madr[i] + 1;
-      double xi = x[i];
-      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= LD[adr++] * x[j];
-      x[i] = xi;
-    }
+  for (int i = hi - 1; i >= lo; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= LD[adr++] * xi;
   }
+  for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
+  for (int i = lo; i < hi; i++) {
+    int adr = Madr[i] + 1;
+    double xi = x[i];
+    for (int j = parent[i]; j >= 0; j = parent[j]) xi -= LD[adr++] * x[j];
+    x[i] = xi;
+  }
+}
+
+void mr_solve_mass(const mr_model *m, const mr_data *d, double *x, const double *b, int n) {
+  const int nv = m->nv;
+  if (x != b) memcpy(x, b, (size_t)nv * (size_t)n * sizeof(double));
+  for (int c = 0; c < n; c++, x += nv) mr_solve_mass_span(m, d, x, 0, nv);
 }
 
 void mr_dense_mass(const mr_model *m, const mr_data *d, double *dense) {

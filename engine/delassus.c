@@ -7,10 +7,13 @@
  * v+ = v_free + A^-1 J^T lambda makes the constraint velocities the solver sees exactly the
  * ones the step produces.
  *
- * G is dense (nrow^2) and exactly symmetric: each entry is computed once from the sparse
- * row of J and mirrored. It may be singular (redundant rows: a planar four-bar's out-of-
- * plane row, four coplanar box contacts); regularizing it is the business of the solvers
- * that factor it. PGS needs nothing.
+ * AJ = A^-1 J^T is always formed, one row at a time and only over the kinematic trees the
+ * row touches (M is block diagonal over trees), so a pile of free bodies costs 6 dofs per
+ * row, not nv. G is formed only for the solvers that ask for it (mr_solver_info.dense_G):
+ * dense (nrow^2) and exactly symmetric, each entry once from the sparse row of J and
+ * mirrored. It may be singular (redundant rows: a planar four-bar's out-of-plane row, four
+ * coplanar box contacts); regularizing it is the business of the solvers that factor it.
+ * PGS works from J and AJ directly (velocity form), O(nnz) per sweep instead of O(nrow^2).
  */
 #include <math.h>
 #include <string.h>
@@ -19,17 +22,60 @@
 #include "arena.h"
 #include "constraint.h"
 
-int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
-                      mr_problem *p, double **AinvJT) {
-  const int nv = m->nv, n = r->nrow;
-  double *G = mr_arena_doubles(d, (size_t)n * n);
-  double *AJ = mr_arena_doubles(d, (size_t)n * nv);
-  double *g = mr_arena_doubles(d, (size_t)n);
-  double *R = mr_arena_doubles(d, (size_t)n);
-  if (!G || !AJ || !g || !R) return -1;
+/* Dof range [lo, hi) of the kinematic tree of each dof: M is block diagonal over the trees
+ * below the world, and a tree's dofs are contiguous (depth-first order), so A^-1 J^T of a
+ * row is nonzero only inside the ranges of the trees the row touches. */
+static void mr_tree_ranges(const mr_model *m, int *lo, int *hi) {
+  const int nv = m->nv;
+  for (int i = 0; i < nv;) {
+    int root = m->body_rootid[m->dof_bodyid[i]], j = i;
+    while (j < nv && m->body_rootid[m->dof_bodyid[j]] == root) j++;
+    for (int k = i; k < j; k++) {
+      lo[k] = i;
+      hi[k] = j;
+    }
+    i = j;
+  }
+}
 
-  memcpy(AJ, r->J, (size_t)n * nv * sizeof(double));
-  mr_solve_mass(m, d, AJ, AJ, n);
+/* The (at most two) tree ranges row i touches, from its nonzero columns. A row touching
+ * three trees cannot occur (a contact, a connect or weld, and a joint coupling each join
+ * two objects); should one appear, the second range grows to cover the rest. */
+static void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, int span[4]) {
+  span[0] = span[1] = span[2] = span[3] = 0;
+  for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) {
+    int k = r->nzind[t];
+    if (span[1] > span[0] && k >= span[0] && k < span[1]) continue;
+    if (span[1] == span[0]) {
+      span[0] = lo[k];
+      span[1] = hi[k];
+    } else if (span[3] == span[2]) {
+      span[2] = lo[k];
+      span[3] = hi[k];
+    } else if (!(k >= span[2] && k < span[3])) {
+      span[2] = lo[k] < span[2] ? lo[k] : span[2];
+      span[3] = hi[k] > span[3] ? hi[k] : span[3];
+    }
+  }
+}
+
+/* AJ row j = A^-1 J_j^T, solved only over the row's tree ranges. */
+static void mr_delassus_AJ(const mr_model *m, mr_data *d, const mr_rows *r, const int *span,
+                           double *AJ) {
+  const int nv = m->nv;
+  for (int j = 0; j < r->nrow; j++) {
+    double *x = AJ + (size_t)j * nv;
+    const int *s = span + 4 * j;
+    memset(x, 0, (size_t)nv * sizeof(double));
+    for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) x[r->nzind[t]] = r->J[(size_t)j * nv + r->nzind[t]];
+    mr_solve_mass_span(m, d, x, s[0], s[1]);
+    if (s[3] > s[2]) mr_solve_mass_span(m, d, x, s[2], s[3]);
+  }
+}
+
+/* G = J AJ^T, each entry once from the sparse row of J, mirrored. */
+static void mr_delassus_dense(const mr_rows *r, const double *AJ, double *G) {
+  const int n = r->nrow, nv = r->nv;
   for (int i = 0; i < n; i++) {
     const double *Ji = r->J + (size_t)i * nv;
     const int *nz = r->nzind + r->nzadr[i], nnz = r->nzadr[i + 1] - r->nzadr[i];
@@ -39,23 +85,21 @@ int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const dou
       for (int t = 0; t < nnz; t++) s += Ji[nz[t]] * Aj[nz[t]];
       G[(size_t)i * n + j] = G[(size_t)j * n + i] = s;
     }
-    double s = r->bias[i];
-    for (int t = 0; t < nnz; t++) s += Ji[nz[t]] * v_free[nz[t]];
-    g[i] = s;
-    R[i] = 0;
   }
+}
 
+static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *r,
+                            const double *v_free, mr_problem *p) {
   memset(p, 0, sizeof *p);
-  p->nv = nv;
-  p->nrow = n;
+  p->nv = m->nv;
+  p->nrow = r->nrow;
   p->neq = r->neq;
   p->nlim = r->nlim;
   p->ncon = r->ncon;
   p->dt = r->dt;
   p->J = r->J;
-  p->G = G;
-  p->g = g;
-  p->R = R;
+  p->nzadr = r->nzadr;
+  p->nzind = r->nzind;
   p->mu = r->mu;
   p->dist = r->dist;
   p->solref = r->solref;
@@ -66,7 +110,43 @@ int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const dou
   p->tol = d->opt.tol > 0 ? d->opt.tol : 1e-8;
   int cap = d->opt.max_iter;
   p->max_iter = cap < 1 ? 1 : (cap > MR_MAX_ITER_CAP ? MR_MAX_ITER_CAP : cap);
-  *AinvJT = AJ;
+}
+
+static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+                            int dense, mr_problem *p) {
+  const int nv = m->nv, n = r->nrow;
+  double *G = dense ? mr_arena_doubles(d, (size_t)n * n) : NULL;
+  double *AJ = mr_arena_doubles(d, (size_t)n * nv);
+  double *g = mr_arena_doubles(d, (size_t)n);
+  double *R = mr_arena_doubles(d, (size_t)n);
+  int *span = mr_arena_ints(d, 4 * (size_t)n);
+  int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
+  if ((dense && !G) || !AJ || !g || !R || !span || !lo || !hi) return -1;
+
+  mr_tree_ranges(m, lo, hi);
+  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
+  mr_delassus_AJ(m, d, r, span, AJ);
+  if (dense) mr_delassus_dense(r, AJ, G);
+  for (int i = 0; i < n; i++) {
+    const double *Ji = r->J + (size_t)i * nv;
+    double s = r->bias[i];
+    for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) s += Ji[r->nzind[t]] * v_free[r->nzind[t]];
+    g[i] = s;
+    R[i] = 0;
+  }
+  mr_problem_fill(m, d, r, v_free, p);
+  p->G = G;
+  p->g = g;
+  p->R = R;
+  p->AJ = AJ;
+  p->span = span;
+  return 0;
+}
+
+int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+                      mr_problem *p, double **AinvJT) {
+  if (mr_delassus_form(m, d, r, v_free, 1, p)) return -1;
+  *AinvJT = (double *)p->AJ;
   return 0;
 }
 
@@ -124,16 +204,15 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const d
   const int nv = m->nv, n = r->nrow;
   size_t mark = mr_arena_mark(d);
   mr_problem p;
-  double *AJ = NULL;
   double *lambda = mr_arena_doubles(d, (size_t)n), *c = mr_arena_doubles(d, (size_t)n);
-  if (!lambda || !c || mr_delassus_build(m, d, r, v_free, &p, &AJ)) {
+  const mr_solver_info *solver = mr_solver_get(mr_solver_index(d));
+  if (!lambda || !c || mr_delassus_form(m, d, r, v_free, solver->dense_G, &p)) {
     mr_solve_failed(m, d, dv);
     mr_arena_restore(d, mark);
     return -1;
   }
   mr_warm_start(d, r, lambda);
   mr_solver_out out = {.lambda = lambda, .c = c, .history = d->solver_history};
-  const mr_solver_info *solver = mr_solver_get(mr_solver_index(d));
   double start = mr_seconds();
   solver->solve(&p, &out, d);
   d->metrics.solver_time = mr_seconds() - start;
@@ -148,7 +227,6 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const d
   d->solver_residual = out.residual;
   d->nefc = n;
   mr_write_impulses(d, r, lambda);
-  mr_metrics_compute(&p, r, lambda, c, &d->metrics);
 
   /* dv = A^-1 J^T lambda, qfrc_constraint = J^T lambda / dt */
   memset(dv, 0, (size_t)nv * sizeof(double));
@@ -156,13 +234,14 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const d
   for (int j = 0; j < n; j++) {
     double l = lambda[j];
     if (l == 0) continue;
-    const double *Aj = AJ + (size_t)j * nv, *Jj = r->J + (size_t)j * nv;
-    for (int i = 0; i < nv; i++) dv[i] += l * Aj[i];
+    const double *Jj = r->J + (size_t)j * nv;
+    mr_problem_add_impulse(&p, dv, j, l);
     for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) {
       int i = r->nzind[t];
       d->qfrc_constraint[i] += l * Jj[i] / r->dt;
     }
   }
+  mr_metrics_compute_dv(&p, r, lambda, dv, c, &d->metrics);
   mr_arena_restore(d, mark);
   return 0;
 }

@@ -36,12 +36,12 @@ typedef struct mr_row_errors {
 } mr_row_errors;
 
 static void mr_errors_max(mr_row_errors *acc, const mr_row_errors *e) {
-  acc->primal = fmax(acc->primal, e->primal);
-  acc->dual = fmax(acc->dual, e->dual);
-  acc->compl = fmax(acc->compl, e->compl);
-  acc->natural = fmax(acc->natural, e->natural);
-  acc->signorini = fmax(acc->signorini, e->signorini);
-  acc->dissipation = fmax(acc->dissipation, e->dissipation);
+  acc->primal = mr_maxd(acc->primal, e->primal);
+  acc->dual = mr_maxd(acc->dual, e->dual);
+  acc->compl = mr_maxd(acc->compl, e->compl);
+  acc->natural = mr_maxd(acc->natural, e->natural);
+  acc->signorini = mr_maxd(acc->signorini, e->signorini);
+  acc->dissipation = mr_maxd(acc->dissipation, e->dissipation);
 }
 
 static void mr_errors_bilateral(double c, mr_row_errors *e) {
@@ -51,14 +51,14 @@ static void mr_errors_bilateral(double c, mr_row_errors *e) {
 
 static void mr_errors_limit(double l, double c, mr_row_errors *e) {
   memset(e, 0, sizeof *e);
-  e->primal = fmax(0, -l);
-  e->dual = fmax(0, -c);
+  e->primal = mr_maxd(0, -l);
+  e->dual = mr_maxd(0, -c);
   e->compl = e->signorini = fabs(l * c);
-  e->natural = fabs(l - fmax(0, l - c));
+  e->natural = fabs(l - mr_maxd(0, l - c));
 }
 
 static void mr_errors_contact(const double l[3], const double c[3], double mu, mr_row_errors *e) {
-  double sT = hypot(c[1], c[2]);
+  double sT = mr_len2(c[1], c[2]);
   double cs[3] = {c[0] + mu * sT, c[1], c[2]}, y[3];
   e->primal = mr_cone_distance(l, mu);
   memcpy(y, cs, sizeof y);
@@ -68,7 +68,7 @@ static void mr_errors_contact(const double l[3], const double c[3], double mu, m
   e->compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
   for (int k = 0; k < 3; k++) y[k] = l[k] - cs[k];
   mr_cone_project(y, mu);
-  e->natural = fmax(fabs(l[0] - y[0]), fmax(fabs(l[1] - y[1]), fabs(l[2] - y[2])));
+  e->natural = mr_maxd(fabs(l[0] - y[0]), mr_maxd(fabs(l[1] - y[1]), fabs(l[2] - y[2])));
   e->signorini = fabs(l[0] * c[0]);
   e->dissipation = fabs(l[1] * c[1] + l[2] * c[2] + mu * l[0] * sT);
 }
@@ -93,10 +93,51 @@ static void mr_errors_all(const mr_problem *p, const double *lambda, const doubl
   }
 }
 
+/* The stopping measure alone, called after every solver iteration: the same primal, dual
+ * and complementarity terms as mr_errors_all, with the cone projections skipped for the
+ * blocks already inside their cones (most of them, near convergence). */
+static double mr_contact_ncp_error(const double l[3], const double c[3], double mu) {
+  double sL = mr_len2(l[1], l[2]), sT = mr_len2(c[1], c[2]);
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
+  double primal = l[0] >= 0 && sL <= mu * l[0] ? 0 : mr_cone_distance(l, mu);
+  double dual = 0;
+  if (c[0] < 0) {
+    double y[3] = {cs[0], cs[1], cs[2]};
+    mr_cone_project_dual(y, mu);
+    dual = sqrt((cs[0] - y[0]) * (cs[0] - y[0]) + (cs[1] - y[1]) * (cs[1] - y[1]) +
+                (cs[2] - y[2]) * (cs[2] - y[2]));
+  }
+  double compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
+  return mr_maxd(primal, mr_maxd(dual, compl));
+}
+
 double mr_ncp_residual(const mr_problem *p, const double *lambda, const double *c) {
+  double r = 0;
+  int base = p->neq + p->nlim;
+  for (int i = 0; i < p->neq; i++) r = mr_maxd(r, fabs(c[i]));
+  for (int i = p->neq; i < base; i++) {
+    double e = mr_maxd(mr_maxd(0, -lambda[i]), mr_maxd(-c[i], fabs(lambda[i] * c[i])));
+    r = mr_maxd(r, e);
+  }
+  for (int k = 0; k < p->ncon; k++)
+    r = mr_maxd(r, mr_contact_ncp_error(lambda + base + 3 * k, c + base + 3 * k, p->mu[k]));
+  return r;
+}
+
+static void mr_metrics_from_c(const mr_problem *p, const mr_rows *r, const double *lambda,
+                              const double *c, mr_metrics *out) {
   mr_row_errors acc;
   mr_errors_all(p, lambda, c, &acc);
-  return fmax(acc.primal, fmax(acc.dual, acc.compl));
+  out->primal = acc.primal;
+  out->dual = acc.dual;
+  out->complementarity = acc.compl;
+  out->natural_map = acc.natural;
+  out->signorini = acc.signorini;
+  out->dissipation = acc.dissipation;
+  out->penetration = 0;
+  for (int k = 0; k < p->ncon; k++) out->penetration = mr_maxd(out->penetration, -p->dist[k]);
+  out->loop_closure = 0;
+  for (int i = 0; i < r->neq; i++) out->loop_closure = mr_maxd(out->loop_closure, fabs(r->phi[i]));
 }
 
 void mr_metrics_compute(const mr_problem *p, const mr_rows *r, const double *lambda, double *c,
@@ -108,16 +149,11 @@ void mr_metrics_compute(const mr_problem *p, const mr_rows *r, const double *lam
     for (int j = 0; j < n; j++) s += Gi[j] * lambda[j];
     c[i] = s;
   }
-  mr_row_errors acc;
-  mr_errors_all(p, lambda, c, &acc);
-  out->primal = acc.primal;
-  out->dual = acc.dual;
-  out->complementarity = acc.compl;
-  out->natural_map = acc.natural;
-  out->signorini = acc.signorini;
-  out->dissipation = acc.dissipation;
-  out->penetration = 0;
-  for (int k = 0; k < p->ncon; k++) out->penetration = fmax(out->penetration, -p->dist[k]);
-  out->loop_closure = 0;
-  for (int i = 0; i < r->neq; i++) out->loop_closure = fmax(out->loop_closure, fabs(r->phi[i]));
+  mr_metrics_from_c(p, r, lambda, c, out);
+}
+
+void mr_metrics_compute_dv(const mr_problem *p, const mr_rows *r, const double *lambda,
+                           const double *dv, double *c, mr_metrics *out) {
+  for (int i = 0; i < p->nrow; i++) c[i] = mr_problem_row_velocity(p, dv, i);
+  mr_metrics_from_c(p, r, lambda, c, out);
 }

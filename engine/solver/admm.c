@@ -119,7 +119,7 @@ static void admm_project(const mr_problem *p, double *y) {
 }
 
 /* De Saxce: mu |c_T|, the normal velocity a sliding contact must be credited with. */
-static double admm_gamma(const double c[3], double mu) { return mu * hypot(c[1], c[2]); }
+static double admm_gamma(const double c[3], double mu) { return mu * mr_len2(c[1], c[2]); }
 
 /* The NCP residual of papers/002 sec. 2 (L-infinity over rows): bilateral rows |c|, limit
  * rows and contacts max(primal, dual, complementarity) with the De Saxce term. */
@@ -171,7 +171,7 @@ static void admm_iterate(admm_state *s, double *r_prim, double *r_dual) {
     s->rhs[i] = p->g[i] - ADMM_ETA * s->x[i] - s->rho * s->y[i] + s->z[i];
   for (int k = 0; k < p->ncon; k++) { /* s = Gamma(-z): z is the smoothed -(c + s) */
     const double *zk = s->z + base + 3 * k;
-    s->rhs[base + 3 * k] += p->mu[k] * hypot(zk[1], zk[2]);
+    s->rhs[base + 3 * k] += p->mu[k] * mr_len2(zk[1], zk[2]);
   }
   mr_dense_cholesky_solve(s->L, n, s->rhs);
   for (int i = 0; i < n; i++) {

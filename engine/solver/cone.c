@@ -7,7 +7,7 @@
 #include "solver.h"
 
 void mr_cone_project(double x[3], double mu) {
-  double xn = x[0], s = hypot(x[1], x[2]);
+  double xn = x[0], s = mr_len2(x[1], x[2]);
   if (xn >= 0 && s <= mu * xn) return;
   if (mu * s <= -xn) {
     x[0] = x[1] = x[2] = 0;
@@ -21,7 +21,7 @@ void mr_cone_project(double x[3], double mu) {
 }
 
 void mr_cone_project_dual(double x[3], double mu) {
-  double xn = x[0], s = hypot(x[1], x[2]);
+  double xn = x[0], s = mr_len2(x[1], x[2]);
   if (mu * s <= xn) return;
   if (s <= -mu * xn) {
     x[0] = x[1] = x[2] = 0;

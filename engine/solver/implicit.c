@@ -51,7 +51,7 @@ static double imp_reg(const mr_problem *p, int i) { return p->R ? p->R[i] : 0.0;
 
 /* f(x) and, if F is given, the region Jacobian of one contact (row-major 3x3). */
 static void imp_contact_map(const double *x, double mu, double *f, double *F) {
-  double n = hypot(x[1], x[2]);
+  double n = mr_len2(x[1], x[2]);
   if (F) memset(F, 0, 9 * sizeof(double));
   if (x[0] >= 0) { /* break */
     f[0] = f[1] = f[2] = 0;

@@ -14,11 +14,21 @@
  * makes the fixed point the true NCP (Signorini, Coulomb and maximum dissipation) rather
  * than the CCP's cone projection. Rows whose G_ii vanishes (a redundant row with a zero
  * Jacobian) are skipped. After each sweep the shared NCP residual (metrics.c) decides
- * convergence. No scratch beyond the problem: nothing is allocated.
+ * convergence.
+ *
+ * Two forms of the same iteration. With G (hand-built problems, tests) c is kept up to
+ * date through G's rows, O(nrow^2) per sweep. In the pipeline G is never formed (the
+ * registry says dense_G = 0): the velocity change dv = A^-1 J^T lambda is kept instead,
+ * a row's velocity is c_i = g_i + J_i dv over J_i's nonzeros, and a change of lambda_i
+ * adds delta A^-1 J_i^T over the row's kinematic trees -- O(nnz) per sweep, which is what
+ * makes a pile of hundreds of contacts affordable (ODE and Bullet iterate this way). Only
+ * G's diagonal blocks are needed, computed once per solve. Scratch (nv + 2 nrow doubles)
+ * comes from the arena.
  */
 #include <math.h>
 #include <string.h>
 
+#include "arena.h"
 #include "constraint.h"
 #include "solver.h"
 
@@ -42,7 +52,7 @@ static void mr_pgs_contact(const mr_problem *p, double *lambda, double *c, int i
   double mu = p->mu[(i - p->neq - p->nlim) / 3];
   double gnn = G[(size_t)i * n + i];
   if (mr_pgs_usable(gnn, floor)) {
-    double ln = fmax(0, lambda[i] - MR_PGS_OMEGA * c[i] / gnn);
+    double ln = mr_maxd(0, lambda[i] - MR_PGS_OMEGA * c[i] / gnn);
     mr_pgs_update(p, c, i, ln - lambda[i]);
     lambda[i] = ln;
   }
@@ -53,13 +63,13 @@ static void mr_pgs_contact(const mr_problem *p, double *lambda, double *c, int i
    * eigenvalues differ 100x); this one never does. */
   double a = G[(size_t)(i + 1) * n + i + 1], b = G[(size_t)(i + 1) * n + i + 2];
   double e = G[(size_t)(i + 2) * n + i + 2];
-  double gmax = 0.5 * (a + e) + hypot(0.5 * (a - e), b);
+  double gmax = 0.5 * (a + e) + mr_len2(0.5 * (a - e), b);
   double t1 = lambda[i + 1], t2 = lambda[i + 2];
   if (mr_pgs_usable(gmax, floor)) {
     t1 -= MR_PGS_OMEGA * c[i + 1] / gmax;
     t2 -= MR_PGS_OMEGA * c[i + 2] / gmax;
   }
-  double s = hypot(t1, t2), radius = mu * lambda[i];
+  double s = mr_len2(t1, t2), radius = mu * lambda[i];
   if (s > radius) {
     double scale = s > 0 ? radius / s : 0;
     t1 *= scale;
@@ -77,7 +87,7 @@ static void mr_pgs_sweep(const mr_problem *p, double *lambda, double *c, double 
     double gii = p->G[(size_t)i * n + i];
     if (!mr_pgs_usable(gii, floor)) continue;
     double l = lambda[i] - MR_PGS_OMEGA * c[i] / gii;
-    if (i >= p->neq) l = fmax(0, l);
+    if (i >= p->neq) l = mr_maxd(0, l);
     mr_pgs_update(p, c, i, l - lambda[i]);
     lambda[i] = l;
   }
@@ -98,11 +108,11 @@ static void mr_pgs_velocity(const mr_problem *p, const double *lambda, double *c
 /* A warm start must at least be feasible: project it. */
 static void mr_pgs_project_start(const mr_problem *p, double *lambda) {
   const int base = p->neq + p->nlim;
-  for (int i = p->neq; i < base; i++) lambda[i] = fmax(0, lambda[i]);
+  for (int i = p->neq; i < base; i++) lambda[i] = mr_maxd(0, lambda[i]);
   for (int k = 0; k < p->ncon; k++) {
     double *l = lambda + base + 3 * k;
-    l[0] = fmax(0, l[0]);
-    double s = hypot(l[1], l[2]), radius = p->mu[k] * l[0];
+    l[0] = mr_maxd(0, l[0]);
+    double s = mr_len2(l[1], l[2]), radius = p->mu[k] * l[0];
     if (s > radius) {
       l[1] *= s > 0 ? radius / s : 0;
       l[2] *= s > 0 ? radius / s : 0;
@@ -110,11 +120,10 @@ static void mr_pgs_project_start(const mr_problem *p, double *lambda) {
   }
 }
 
-void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work) {
-  (void)work;
+static void mr_pgs_dense(const mr_problem *p, mr_solver_out *out) {
   const int n = p->nrow;
   double *lambda = out->lambda, *c = out->c, maxdiag = 0;
-  for (int i = 0; i < n; i++) maxdiag = fmax(maxdiag, p->G[(size_t)i * n + i]);
+  for (int i = 0; i < n; i++) maxdiag = mr_maxd(maxdiag, p->G[(size_t)i * n + i]);
   double floor = 1e-13 * maxdiag;
   mr_pgs_project_start(p, lambda);
   mr_pgs_velocity(p, lambda, c);
@@ -141,4 +150,122 @@ void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     }
   }
   mr_pgs_velocity(p, lambda, c);
+}
+
+/* ------------------------------------------------------------------ velocity form */
+
+typedef struct mr_pgs_sparse {
+  const mr_problem *p;
+  double *dv;   /* nv: A^-1 J^T lambda */
+  double *diag; /* nrow: G_ii for non-contact rows and normals; lambda_max(G_TT) on t1 */
+  double floor;
+} mr_pgs_sparse;
+
+/* G_ij = J_i . AJ_j over J_i's nonzeros. */
+static double mr_pgs_entry(const mr_problem *p, int i, int j) {
+  const double *Ji = p->J + (size_t)i * p->nv, *Aj = p->AJ + (size_t)j * p->nv;
+  double s = 0;
+  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += Ji[p->nzind[t]] * Aj[p->nzind[t]];
+  return s;
+}
+
+static void mr_pgs_diagonal(mr_pgs_sparse *s) {
+  const mr_problem *p = s->p;
+  const int base = p->neq + p->nlim;
+  double maxdiag = 0;
+  for (int i = 0; i < base; i++) s->diag[i] = mr_pgs_entry(p, i, i);
+  for (int i = base; i < p->nrow; i += 3) {
+    double a = mr_pgs_entry(p, i + 1, i + 1), b = mr_pgs_entry(p, i + 1, i + 2);
+    double e = mr_pgs_entry(p, i + 2, i + 2);
+    s->diag[i] = mr_pgs_entry(p, i, i);
+    s->diag[i + 1] = 0.5 * (a + e) + mr_len2(0.5 * (a - e), b);
+    s->diag[i + 2] = s->diag[i + 1];
+  }
+  for (int i = 0; i < p->nrow; i++) maxdiag = mr_maxd(maxdiag, s->diag[i]);
+  s->floor = 1e-13 * maxdiag;
+}
+
+static void mr_pgs_sparse_change(mr_pgs_sparse *s, double *lambda, int i, double value) {
+  double delta = value - lambda[i];
+  if (delta != 0) mr_problem_add_impulse(s->p, s->dv, i, delta);
+  lambda[i] = value;
+}
+
+static void mr_pgs_sparse_contact(mr_pgs_sparse *s, double *lambda, int i) {
+  const mr_problem *p = s->p;
+  double mu = p->mu[(i - p->neq - p->nlim) / 3];
+  double gnn = s->diag[i], gmax = s->diag[i + 1];
+  if (mr_pgs_usable(gnn, s->floor)) {
+    double cn = mr_problem_row_velocity(p, s->dv, i);
+    mr_pgs_sparse_change(s, lambda, i, mr_maxd(0, lambda[i] - MR_PGS_OMEGA * cn / gnn));
+  }
+  double t1 = lambda[i + 1], t2 = lambda[i + 2];
+  if (mr_pgs_usable(gmax, s->floor)) {
+    t1 -= MR_PGS_OMEGA * mr_problem_row_velocity(p, s->dv, i + 1) / gmax;
+    t2 -= MR_PGS_OMEGA * mr_problem_row_velocity(p, s->dv, i + 2) / gmax;
+  }
+  double len = mr_len2(t1, t2), radius = mu * lambda[i];
+  if (len > radius) {
+    double scale = len > 0 ? radius / len : 0;
+    t1 *= scale;
+    t2 *= scale;
+  }
+  mr_pgs_sparse_change(s, lambda, i + 1, t1);
+  mr_pgs_sparse_change(s, lambda, i + 2, t2);
+}
+
+static void mr_pgs_sparse_sweep(mr_pgs_sparse *s, double *lambda) {
+  const mr_problem *p = s->p;
+  const int base = p->neq + p->nlim;
+  for (int i = 0; i < base; i++) {
+    if (!mr_pgs_usable(s->diag[i], s->floor)) continue;
+    double l = lambda[i] - MR_PGS_OMEGA * mr_problem_row_velocity(p, s->dv, i) / s->diag[i];
+    if (i >= p->neq) l = mr_maxd(0, l);
+    mr_pgs_sparse_change(s, lambda, i, l);
+  }
+  for (int i = base; i < p->nrow; i += 3) mr_pgs_sparse_contact(s, lambda, i);
+}
+
+static void mr_pgs_sparse_velocity(const mr_pgs_sparse *s, double *c) {
+  for (int i = 0; i < s->p->nrow; i++) c[i] = mr_problem_row_velocity(s->p, s->dv, i);
+}
+
+static void mr_pgs_velocity_form(const mr_problem *p, mr_solver_out *out, mr_data *work) {
+  const int n = p->nrow;
+  size_t mark = mr_arena_mark(work);
+  mr_pgs_sparse s = {.p = p, .dv = mr_arena_doubles(work, (size_t)p->nv),
+                     .diag = mr_arena_doubles(work, (size_t)n)};
+  out->iters = 0;
+  if (!s.dv || !s.diag) {
+    out->status = MR_SOLVER_FAILED;
+    out->residual = INFINITY;
+    mr_arena_restore(work, mark);
+    return;
+  }
+  double *lambda = out->lambda, *c = out->c;
+  mr_pgs_diagonal(&s);
+  mr_pgs_project_start(p, lambda);
+  memset(s.dv, 0, (size_t)p->nv * sizeof(double));
+  for (int j = 0; j < n; j++)
+    if (lambda[j] != 0) mr_problem_add_impulse(p, s.dv, j, lambda[j]);
+  mr_pgs_sparse_velocity(&s, c);
+  out->status = MR_SOLVER_MAX_ITER;
+  out->residual = mr_ncp_residual(p, lambda, c);
+  if (out->residual <= p->tol) out->status = MR_SOLVER_CONVERGED;
+  while (out->status == MR_SOLVER_MAX_ITER && out->iters < p->max_iter) {
+    mr_pgs_sparse_sweep(&s, lambda);
+    mr_pgs_sparse_velocity(&s, c);
+    double res = mr_ncp_residual(p, lambda, c);
+    if (out->history) out->history[out->iters] = res;
+    out->iters++;
+    out->residual = res;
+    if (!isfinite(res)) out->status = MR_SOLVER_FAILED;
+    else if (res <= p->tol) out->status = MR_SOLVER_CONVERGED;
+  }
+  mr_arena_restore(work, mark);
+}
+
+void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work) {
+  if (p->G) mr_pgs_dense(p, out);
+  else mr_pgs_velocity_form(p, out, work);
 }

@@ -158,7 +158,7 @@ static void raisim_target(raisim_contact *c, double tol, double out[3]) {
   if (mr_dense_cholesky(L, c->B, NULL, 1e-14 * tr, 3, 1e-14 * tr) < 0) return;
   for (int a = 0; a < 3; a++) c->v0[a] = -c->gt[a];
   mr_dense_cholesky_solve(L, 3, c->v0);
-  double vt = hypot(c->v0[1], c->v0[2]);
+  double vt = mr_len2(c->v0[1], c->v0[2]);
   if (c->v0[0] >= 0 && vt <= c->mu * c->v0[0]) {
     memcpy(out, c->v0, 3 * sizeof(double));
   } else if (c->mu <= 0) {

@@ -17,15 +17,15 @@ void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);
 
 /* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table. */
 static const mr_solver_info mr_solvers[] = {
-    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, SOR (papers/002 Alg. 5)", mr_solve_pgs},
-    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp},
-    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp},
-    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm},
-    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim},
-    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit},
-    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap},
-    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft},
-    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj},
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, SOR (papers/002 Alg. 5)", mr_solve_pgs, 0},
+    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1},
+    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1},
+    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1},
+    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1},
+    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1},
+    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1},
+    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1},
+    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1},
 };
 
 #define MR_NSOLVERS ((int)(sizeof mr_solvers / sizeof mr_solvers[0]))

@@ -58,7 +58,7 @@ typedef struct sap_ctx {
  * 6.2; rows ordered N, T1, T2). */
 static void sap_contact_project(const double u[3], double mu, double Rn, double Rt, double gam[3],
                                 double G[9]) {
-  double yn = -u[0] / Rn, y1 = -u[1] / Rt, y2 = -u[2] / Rt, yr = hypot(y1, y2);
+  double yn = -u[0] / Rn, y1 = -u[1] / Rt, y2 = -u[2] / Rt, yr = mr_len2(y1, y2);
   double mu_hat = mu * Rt / Rn, mu_t2 = mu * mu * Rt / Rn;
   memset(G, 0, 9 * sizeof(double));
   if (yr <= mu * yn) { /* stiction */

@@ -21,6 +21,14 @@
 #define MR_SOLVER_H
 
 #include "moreau.h"
+#include <math.h>
+
+/* Hot-loop helpers for the solvers and metrics. libm's hypot guards against overflow that
+ * impulses and velocities never approach, at several times the cost of sqrt, and fmax is
+ * a library call; both sat at the top of the step's profile. Unlike fmax, mr_maxd
+ * returns NaN when either argument is NaN, so a NaN residual is never hidden. */
+static inline double mr_len2(double a, double b) { return sqrt(a * a + b * b); }
+static inline double mr_maxd(double a, double b) { return (a > b || isnan(a)) ? a : b; }
 
 typedef enum mr_solver_status {
   MR_SOLVER_CONVERGED = 0,
@@ -34,7 +42,8 @@ typedef struct mr_problem {
   double dt;
 
   const double *J;      /* nrow x nv, row-major */
-  const double *G;      /* nrow x nrow, row-major: J A^-1 J^T (A = M, or M + dt D ...) */
+  const double *G;      /* nrow x nrow, row-major: J A^-1 J^T (A = M, or M + dt D ...);
+                           NULL for solvers with dense_G = 0 */
   const double *g;      /* nrow: free constraint velocity plus bias */
   const double *R;      /* nrow: regularization/compliance; 0 for rigid rows (soft, sap) */
   const double *mu;     /* ncon: friction coefficient of contact k */
@@ -42,6 +51,15 @@ typedef struct mr_problem {
   const double *solref; /* ncon x2: MJCF solref of contact k (soft) */
   const double *solimp; /* ncon x5: MJCF solimp of contact k (soft) */
   const double *v_free; /* nv: unconstrained velocity at the end of the step */
+
+  /* The factored form of G, for solvers that never form it (mr_solver_info.dense_G = 0):
+   * G = J AJ^T. Row j of AJ = A^-1 J_j^T is nonzero only inside the dofs of the (at most
+   * two) kinematic trees row j touches: [span[4j], span[4j+1]) and [span[4j+2],
+   * span[4j+3]) (an empty second range has equal ends). NULL in hand-built problems. */
+  const double *AJ;     /* nrow x nv */
+  const int *nzadr;     /* nrow + 1: J row i's nonzero columns are nzind[nzadr[i]..nzadr[i+1]) */
+  const int *nzind;
+  const int *span;      /* nrow x 4 */
 
   const mr_model *m;    /* for mr_problem_solve_mass and model-level parameters */
   const mr_data *d;     /* holds the factor used for G (read-only) */
@@ -59,6 +77,21 @@ typedef struct mr_solver_out {
   double residual;  /* the solver's own stopping measure at exit */
 } mr_solver_out;
 
+/* Velocity-form helpers for problems with AJ (engine/delassus.c). dv is the velocity change
+ * A^-1 J^T lambda (nv); c = G lambda + g is then g + J dv. */
+static inline void mr_problem_add_impulse(const mr_problem *p, double *dv, int row, double delta) {
+  const double *a = p->AJ + (size_t)row * p->nv;
+  const int *s = p->span + 4 * row;
+  for (int i = s[0]; i < s[1]; i++) dv[i] += delta * a[i];
+  for (int i = s[2]; i < s[3]; i++) dv[i] += delta * a[i];
+}
+static inline double mr_problem_row_velocity(const mr_problem *p, const double *dv, int row) {
+  const double *Jr = p->J + (size_t)row * p->nv;
+  double s = p->g[row];
+  for (int t = p->nzadr[row]; t < p->nzadr[row + 1]; t++) s += Jr[p->nzind[t]] * dv[p->nzind[t]];
+  return s;
+}
+
 /* A solver: scratch from the data's arena (mr_arena_* in engine/arena.h), never malloc. */
 typedef void (*mr_solver_fn)(const mr_problem *p, mr_solver_out *out, mr_data *work);
 
@@ -67,6 +100,7 @@ typedef struct mr_solver_info {
   char hotkey;             /* the viewer's key */
   const char *description; /* one line */
   mr_solver_fn solve;
+  int dense_G;             /* 1: needs p->G; 0: works from J and AJ (cheaper for big scenes) */
 } mr_solver_info;
 
 /* The registry (engine/solver/registry.c): one line per solver. */

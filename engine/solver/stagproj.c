@@ -65,7 +65,7 @@ static double stag_friction_step(const mr_problem *p, double *l, int k) {
   if (!(bound > STAG_TINY)) return 0;
   double s = 1 / bound, radius = p->mu[k] * fmax(l[t - 1], 0.0), res = 0;
   for (int it = 0; it < STAG_BLOCK_STEPS; it++) {
-    double y[2] = {l[t] - s * grad[0], l[t + 1] - s * grad[1]}, ny = hypot(y[0], y[1]);
+    double y[2] = {l[t] - s * grad[0], l[t + 1] - s * grad[1]}, ny = mr_len2(y[0], y[1]);
     if (ny > radius) {
       double sc = radius > 0 ? radius / ny : 0;
       y[0] *= sc, y[1] *= sc;
@@ -112,7 +112,7 @@ static double stag_ncp_residual(const mr_problem *p, const double *l, const doub
   for (int i = p->neq; i < base; i++) e = fmax(e, fabs(fmin(l[i], c[i])));
   for (int k = 0; k < p->ncon; k++) {
     int r0 = base + 3 * k;
-    double mu = p->mu[k], ct = hypot(c[r0 + 1], c[r0 + 2]);
+    double mu = p->mu[k], ct = mr_len2(c[r0 + 1], c[r0 + 2]);
     double x[3] = {c[r0] + mu * ct, c[r0 + 1], c[r0 + 2]}; /* c + Gamma(c) */
     e = fmax(e, stag_dual_distance(x, mu));
     e = fmax(e, fabs(l[r0] * x[0] + l[r0 + 1] * x[1] + l[r0 + 2] * x[2]));
@@ -154,7 +154,7 @@ void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   for (int k = 0; k < p->ncon; k++) { /* the warm start must lie in the disks */
     int r0 = p->neq + p->nlim + 3 * k;
     l[r0] = fmax(l[r0], 0.0);
-    double nt = hypot(l[r0 + 1], l[r0 + 2]), rad = p->mu[k] * l[r0];
+    double nt = mr_len2(l[r0 + 1], l[r0 + 2]), rad = p->mu[k] * l[r0];
     if (nt > rad) l[r0 + 1] *= rad / nt, l[r0 + 2] *= rad / nt;
   }
   out->status = MR_SOLVER_MAX_ITER;
