@@ -86,6 +86,7 @@ size_t mr_arena_size(const mr_model *m) {
   X(qfrc_constraint, double, m->nv)                \
   X(contact, mr_contact, maxcon)                   \
   X(contact_prev, mr_contact, maxcon)              \
+  X(limit_impulse, double, 2 * m->njnt)            \
   X(solver_history, double, MR_MAX_ITER_CAP)
 
 static size_t mr_data_bytes(const mr_model *m) {

@@ -167,22 +167,33 @@ static int mr_solver_index(const mr_data *d) {
   return s >= 0 && s < mr_solver_count() ? s : mr_solver_default();
 }
 
-/* Warm start: contacts from their persistent impulse, the other rows from zero (their
- * impulses are not kept between steps). */
-static void mr_warm_start(const mr_data *d, const mr_rows *r, double *lambda) {
+/* Which side of joint r->id[row] a limit row holds: its Jacobian is +1 on the joint's dof
+ * for the lower side, -1 for the upper (constraint.c). */
+static int mr_limit_side(const mr_model *m, const mr_rows *r, int row) {
+  int j = r->id[row];
+  return r->J[(size_t)row * r->nv + m->jnt_dofadr[j]] > 0 ? 0 : 1;
+}
+
+/* Warm start: contacts from their persistent impulse, limits from last step's impulse of
+ * the same joint side, equalities from zero (their impulses are not kept). */
+static void mr_warm_start(const mr_model *m, const mr_data *d, const mr_rows *r, double *lambda) {
   int base = r->neq + r->nlim;
-  memset(lambda, 0, (size_t)base * sizeof(double));
+  memset(lambda, 0, (size_t)r->neq * sizeof(double));
+  for (int i = r->neq; i < base; i++)
+    lambda[i] = d->limit_impulse[2 * r->id[i] + mr_limit_side(m, r, i)];
   for (int k = 0; k < r->ncon; k++)
     memcpy(lambda + base + 3 * k, d->contact[r->id[base + 3 * k]].impulse, 3 * sizeof(double));
 }
 
-/* The solution into the contacts, for collision to carry forward; contacts that are not
- * rows this step had no impulse. */
-static void mr_write_impulses(mr_data *d, const mr_rows *r, const double *lambda) {
+/* The solution into the contacts, for collision to carry forward, and into the limit
+ * sides; contacts and sides that are not rows this step had no impulse. */
+static void mr_write_impulses(const mr_model *m, mr_data *d, const mr_rows *r, const double *lambda) {
   int base = r->neq + r->nlim;
   for (int k = 0; k < d->ncon; k++) memset(d->contact[k].impulse, 0, 3 * sizeof(double));
   for (int k = 0; k < r->ncon; k++)
     memcpy(d->contact[r->id[base + 3 * k]].impulse, lambda + base + 3 * k, 3 * sizeof(double));
+  memset(d->limit_impulse, 0, 2 * (size_t)m->njnt * sizeof(double));
+  for (int i = r->neq; i < base; i++) d->limit_impulse[2 * r->id[i] + mr_limit_side(m, r, i)] = lambda[i];
 }
 
 static int mr_all_finite(const double *x, int n) {
@@ -211,7 +222,7 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const d
     mr_arena_restore(d, mark);
     return -1;
   }
-  mr_warm_start(d, r, lambda);
+  mr_warm_start(m, d, r, lambda);
   mr_solver_out out = {.lambda = lambda, .c = c, .history = d->solver_history};
   double start = mr_seconds();
   solver->solve(&p, &out, d);
@@ -226,7 +237,7 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const d
   d->solver_status = out.status;
   d->solver_residual = out.residual;
   d->nefc = n;
-  mr_write_impulses(d, r, lambda);
+  mr_write_impulses(m, d, r, lambda);
 
   /* dv = A^-1 J^T lambda, qfrc_constraint = J^T lambda / dt */
   memset(dv, 0, (size_t)nv * sizeof(double));

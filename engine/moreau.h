@@ -367,6 +367,8 @@ typedef struct mr_data {
   int maxcon, ncon_prev;
   int ncon_dropped;         /* contacts dropped this step for lack of capacity */
   unsigned next_contact_id;
+  double *limit_impulse;    /* njnt x2: last step's impulse of each joint-limit side (lower,
+                               upper), the limits' warm start */
 
   /* step statistics */
   int ncon;
