@@ -5,7 +5,16 @@
  * solver...), opens the recordings, steps, and closes the recordings however the run ends.
  * It prints nothing: errors come back in err, one line "FILE:LINE: what is wrong" or
  * "FILE: what is wrong". That keeps it safe to call from several threads at once (each
- * with its own mr_data; the model is shared read-only). */
+ * with its own mr_data; the model is shared read-only).
+ *
+ * The initial state, in order: the keyframe (--keyframe) or qpos0; --init FILE: qpos, qvel,
+ * time and (HDF5) ctrl of the recording's last row, so a continued run carries on the clock
+ * of the run it continues; --seed N (N != 0): mr_sim_perturb; --ctrl FILE: the schedule's
+ * controls at that time (ctrl_schedule.h); then hooks->on_start.
+ *
+ * Recordings: row 0 is the initial state (zero step statistics), then one row after every
+ * K-th step (--record-every K), holding the state, the step's statistics and the controls
+ * applied from that row's time on. */
 #ifndef MR_APP_SIMULATE_H
 #define MR_APP_SIMULATE_H
 
@@ -19,7 +28,7 @@ typedef struct mr_sim_stats {
   long steps; /* completed */
   double time_start, time_end;
   double wall_s;
-  double sum_iters, max_iters, sum_contacts, max_residual;
+  double sum_iters, max_iters, sum_contacts, max_residual; /* max_iters: of any one step */
   double energy_start, energy_end;
   int diverged;
   long diverged_step; /* 1-based number of the step that failed */
@@ -35,6 +44,8 @@ typedef struct mr_sim_stats {
   long steps_failed;     /* solves that failed */
   long sum_rows;         /* constraint rows over the run */
   mr_metrics metrics_max; /* the largest value of each per-step metric */
+  int ran;                /* 1 once stepping began: the fields above describe a run (0 when
+                             the job stopped at its set-up: bad input, a file not created) */
 } mr_sim_stats;
 
 typedef struct mr_sim_hooks {
@@ -56,6 +67,16 @@ typedef struct mr_sim_hooks {
  * status is not MR_EXIT_OK. */
 int mr_sim_execute(const mr_cli_options *o, const mr_model *m, mr_data *d,
                    const mr_sim_hooks *hooks, mr_sim_stats *stats, char *err, int errlen);
+
+/* --seed: the reproducible perturbation of an initial state. A splitmix64 stream seeded
+ * with seed draws uniform numbers u in [-1, 1) (the top 53 bits of each output, as an exact
+ * double); the state gets MR_SIM_SEED_AMPLITUDE * u added to the qpos of every hinge and
+ * slide joint (rad or m), in joint order, then to every qvel entry, in order. Ball and free
+ * joint positions are left alone (a quaternion or a base pose is no small offset to add);
+ * their velocities are perturbed. Integer arithmetic and one exact conversion: the same
+ * seed gives bit-identical states on every platform. */
+#define MR_SIM_SEED_AMPLITUDE 1e-3
+void mr_sim_perturb(const mr_model *m, mr_data *d, long seed);
 
 /* Name of the solver the run used (the registry's default when none was chosen). */
 const char *mr_sim_solver_name(const mr_data *d);

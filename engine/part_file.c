@@ -28,15 +28,18 @@ static void part_release(mr_part_file *f) {
   memset(f, 0, sizeof *f);
 }
 
-int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen) {
+int mr_part_file_name(mr_part_file *f, const char *path, char *err, int errlen) {
   memset(f, 0, sizeof *f);
   f->path = part_concat(path, "");
   f->part_path = part_concat(path, ".part");
-  if (!f->path || !f->part_path) {
-    snprintf(err, (size_t)errlen, "%s: out of memory", path);
-    part_release(f);
-    return -1;
-  }
+  if (f->path && f->part_path) return 0;
+  snprintf(err, (size_t)errlen, "%s: out of memory", path);
+  part_release(f);
+  return -1;
+}
+
+int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen) {
+  if (mr_part_file_name(f, path, err, errlen)) return -1;
   f->file = fopen(f->part_path, "w");
   if (!f->file) {
     snprintf(err, (size_t)errlen, "%s: cannot create %s: %s", path, f->part_path, strerror(errno));
@@ -47,16 +50,19 @@ int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen) 
 }
 
 int mr_part_file_check(const mr_part_file *f, char *err, int errlen) {
-  if (!ferror(f->file)) return 0;
+  if (!f->file || !ferror(f->file)) return 0;
   snprintf(err, (size_t)errlen, "%s: write error: %s", f->part_path, strerror(errno));
   return -1;
 }
 
 int mr_part_file_commit(mr_part_file *f, char *err, int errlen) {
   /* fclose reports what buffered writes could not (a full disk shows up here). */
-  int failed = fflush(f->file) != 0 || ferror(f->file);
-  int close_failed = fclose(f->file) != 0;
-  f->file = NULL;
+  int failed = 0, close_failed = 0;
+  if (f->file) {
+    failed = fflush(f->file) != 0 || ferror(f->file);
+    close_failed = fclose(f->file) != 0;
+    f->file = NULL;
+  }
   if (failed || close_failed) {
     snprintf(err, (size_t)errlen, "%s: write error: %s", f->part_path, strerror(errno));
     mr_part_file_abort(f);

@@ -22,6 +22,10 @@ int mr_path_has_extension(const char *path, const char *ext);
  * empty and needs no cleanup). */
 int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen);
 
+/* Like mr_part_file_open, but only names FILE.part (f->file stays NULL): for writers that
+ * create the file themselves (HDF5). Commit then only renames, abort only removes. */
+int mr_part_file_name(mr_part_file *f, const char *path, char *err, int errlen);
+
 /* -1 and "FILE.part: write error: ..." in err if the stream has failed; else 0. */
 int mr_part_file_check(const mr_part_file *f, char *err, int errlen);
 

@@ -7,6 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The whole file as a NUL-terminated string (free it), or NULL if it cannot be read. */
+static inline char *mr_test_read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  size_t got = text ? fread(text, 1, (size_t)n, f) : 0;
+  if (text) text[got] = 0;
+  fclose(f);
+  return text;
+}
+
 static int mr_test_failures = 0;
 static int mr_test_checks = 0;
 

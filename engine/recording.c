@@ -1,0 +1,306 @@
+/* Reading recordings back (recording.h). The format is told by the file's first bytes
+ * rather than its name, so "FILE.h5.part" and "FILE.csv.part" read like their base files. */
+#include "recording.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ shared */
+
+void mr_recording_free(mr_recording *r) {
+  free(r->time);
+  free(r->qpos);
+  free(r->qvel);
+  free(r->ctrl);
+  memset(r, 0, sizeof *r);
+}
+
+static int recording_is_hdf5(const char *path, int *is_hdf5) {
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  size_t n = fread(head, 1, sizeof head, f);
+  fclose(f);
+  *is_hdf5 = n == sizeof head && memcmp(head, signature, sizeof head) == 0;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+enum { CSV_OTHER, CSV_TIME, CSV_QPOS, CSV_QVEL, CSV_CTRL };
+
+typedef struct csv_reader {
+  const char *path;
+  FILE *file;
+  char *line;
+  size_t cap;
+  long lineno;
+  int ended_cut; /* the last line read had no newline */
+  int ncols;
+  int *kind, *index; /* ncols: what each column holds */
+  long rows_cap;
+} csv_reader;
+
+static int csv_read_line(csv_reader *r) {
+  ssize_t n = getline(&r->line, &r->cap, r->file);
+  if (n < 0) return -1;
+  r->lineno++;
+  r->ended_cut = r->line[n - 1] != '\n';
+  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = 0;
+  return 0;
+}
+
+static int csv_column_kind(const char *name, int *index) {
+  static const struct { const char *prefix; int kind; } prefixes[] = {
+      {"qpos_", CSV_QPOS}, {"qvel_", CSV_QVEL}, {"ctrl_", CSV_CTRL}};
+  *index = 0;
+  if (strcmp(name, "time") == 0) return CSV_TIME;
+  for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++) {
+    size_t n = strlen(prefixes[k].prefix);
+    if (strncmp(name, prefixes[k].prefix, n) != 0) continue;
+    char *end;
+    long i = strtol(name + n, &end, 10);
+    if (end == name + n || *end || i < 0 || i > 1000000000L) return CSV_OTHER;
+    *index = (int)i;
+    return prefixes[k].kind;
+  }
+  return CSV_OTHER;
+}
+
+/* Sizes from the header: the largest index + 1 of each kind, checked to be all present. */
+static int csv_parse_header(csv_reader *r, mr_recording *out, char *err, int errlen) {
+  if (csv_read_line(r)) {
+    snprintf(err, (size_t)errlen, "%s:1: empty file (expected a trajectory header)", r->path);
+    return -1;
+  }
+  r->ncols = 1;
+  for (const char *p = r->line; *p; p++) r->ncols += *p == ',';
+  r->kind = calloc((size_t)r->ncols, sizeof *r->kind);
+  r->index = calloc((size_t)r->ncols, sizeof *r->index);
+  if (!r->kind || !r->index) {
+    snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
+    return -1;
+  }
+  int count[5] = {0}, size[5] = {0};
+  char *p = r->line;
+  for (int i = 0; i < r->ncols; i++) {
+    char *comma = strchr(p, ',');
+    if (comma) *comma = 0;
+    r->kind[i] = csv_column_kind(p, &r->index[i]);
+    count[r->kind[i]]++;
+    if (r->index[i] + 1 > size[r->kind[i]]) size[r->kind[i]] = r->index[i] + 1;
+    p = comma ? comma + 1 : p + strlen(p);
+  }
+  if (count[CSV_TIME] != 1 || count[CSV_QPOS] != size[CSV_QPOS] || count[CSV_QVEL] != size[CSV_QVEL] ||
+      count[CSV_CTRL] != size[CSV_CTRL]) {
+    snprintf(err, (size_t)errlen, "%s:1: not a trajectory header (time, qpos_0.., qvel_0..)", r->path);
+    return -1;
+  }
+  out->nq = size[CSV_QPOS];
+  out->nv = size[CSV_QVEL];
+  out->nu = size[CSV_CTRL];
+  return 0;
+}
+
+static int csv_grow(csv_reader *r, mr_recording *out) {
+  if (out->nrows < r->rows_cap) return 0;
+  long cap = r->rows_cap ? 2 * r->rows_cap : 256;
+  double **arrays[4] = {&out->time, &out->qpos, &out->qvel, &out->ctrl};
+  int widths[4] = {1, out->nq, out->nv, out->nu};
+  for (int k = 0; k < 4; k++) {
+    if (k == 3 && out->nu == 0) continue;
+    size_t n = (size_t)cap * (size_t)(widths[k] > 0 ? widths[k] : 1);
+    double *grown = realloc(*arrays[k], n * sizeof **arrays[k]);
+    if (!grown) return -1;
+    *arrays[k] = grown;
+  }
+  r->rows_cap = cap;
+  return 0;
+}
+
+/* One row into row out->nrows; -1 if a field is missing or not a number. */
+static int csv_parse_row(csv_reader *r, mr_recording *out) {
+  long k = out->nrows;
+  char *p = r->line;
+  for (int i = 0; i < r->ncols; i++) {
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || (*end != ',' && *end != 0) || (*end == 0 && i + 1 < r->ncols) ||
+        (*end == ',' && i + 1 == r->ncols))
+      return -1;
+    switch (r->kind[i]) {
+      case CSV_TIME: out->time[k] = x; break;
+      case CSV_QPOS: out->qpos[k * out->nq + r->index[i]] = x; break;
+      case CSV_QVEL: out->qvel[k * out->nv + r->index[i]] = x; break;
+      case CSV_CTRL: out->ctrl[k * out->nu + r->index[i]] = x; break;
+      default: break;
+    }
+    p = *end ? end + 1 : end;
+  }
+  out->nrows++;
+  return 0;
+}
+
+/* A malformed row is an error, except a last line cut short by a crash (no newline), which
+ * is dropped. */
+static int csv_parse_rows(csv_reader *r, mr_recording *out, char *err, int errlen) {
+  while (csv_read_line(r) == 0) {
+    if (r->line[0] == 0) continue;
+    if (csv_grow(r, out)) {
+      snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
+      return -1;
+    }
+    if (csv_parse_row(r, out) == 0) continue;
+    if (r->ended_cut) break;
+    snprintf(err, (size_t)errlen, "%s:%ld: malformed row (expected %d numbers)", r->path,
+             r->lineno, r->ncols);
+    return -1;
+  }
+  return 0;
+}
+
+static int recording_load_csv(const char *path, mr_recording *out, char *err, int errlen) {
+  csv_reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.file = fopen(path, "r");
+  if (!r.file) {
+    snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  int rc = csv_parse_header(&r, out, err, errlen);
+  if (rc == 0) rc = csv_parse_rows(&r, out, err, errlen);
+  fclose(r.file);
+  free(r.line);
+  free(r.kind);
+  free(r.index);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ HDF5 */
+
+/* Rows and width of a 1-D (width 1) or 2-D dataset; -1 if absent or of another rank. */
+static int h5_dataset_shape(hid_t file, const char *name, int rank, long *rows, int *width) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+  if (dset < 0) return -1;
+  hid_t space = H5Dget_space(dset);
+  hsize_t dims[2] = {0, 1};
+  int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == rank &&
+           H5Sget_simple_extent_dims(space, dims, NULL) == rank;
+  if (space >= 0) H5Sclose(space);
+  H5Dclose(dset);
+  if (!ok || dims[0] > (hsize_t)1 << 40 || dims[rank - 1] > (hsize_t)1 << 30) return -1;
+  *rows = (long)dims[0];
+  *width = rank == 1 ? 1 : (int)dims[1];
+  return 0;
+}
+
+/* The first rows x width numbers of a dataset, as doubles. */
+static int h5_read_rows(hid_t file, const char *name, int rank, long rows, int width, double **out) {
+  size_t n = (size_t)rows * (size_t)width;
+  *out = malloc((n ? n : 1) * sizeof **out);
+  if (!*out) return -1;
+  if (n == 0) return 0;
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+  if (dset < 0) return -1;
+  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, (hsize_t)width};
+  hid_t file_space = H5Dget_space(dset);
+  hid_t mem_space = H5Screate_simple(rank, count, NULL);
+  int rc = -1;
+  if (file_space >= 0 && mem_space >= 0 &&
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+      H5Dread(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, *out) >= 0)
+    rc = 0;
+  if (mem_space >= 0) H5Sclose(mem_space);
+  if (file_space >= 0) H5Sclose(file_space);
+  H5Dclose(dset);
+  return rc;
+}
+
+/* Shapes of /time, /qpos, /qvel and /ctrl (optional). Rows are the fewest any of them has:
+ * a run killed in the middle of a flush may have extended some datasets and not others. */
+static int h5_shapes(const char *path, hid_t file, mr_recording *out, int *has_ctrl, char *err,
+                     int errlen) {
+  const char *names[4] = {"time", "qpos", "qvel", "ctrl"};
+  int ranks[4] = {1, 2, 2, 2};
+  int *widths[4] = {NULL, &out->nq, &out->nv, &out->nu};
+  int one;
+  out->nrows = -1;
+  *has_ctrl = 0;
+  for (int k = 0; k < 4; k++) {
+    long rows;
+    if (h5_dataset_shape(file, names[k], ranks[k], &rows, widths[k] ? widths[k] : &one)) {
+      if (k == 3) break;
+      snprintf(err, (size_t)errlen, "%s: no readable dataset /%s (%s) in the HDF5 file", path,
+               names[k], ranks[k] == 1 ? "rows" : "rows x n");
+      return -1;
+    }
+    if (k == 3) *has_ctrl = 1;
+    if (out->nrows < 0 || rows < out->nrows) out->nrows = rows;
+  }
+  return 0;
+}
+
+static int recording_load_h5(const char *path, mr_recording *out, char *err, int errlen) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) {
+    snprintf(err, (size_t)errlen, "%s: cannot open as HDF5 (damaged, or still being written)", path);
+    return -1;
+  }
+  int has_ctrl = 0;
+  int rc = h5_shapes(path, file, out, &has_ctrl, err, errlen);
+  if (rc == 0) {
+    rc = h5_read_rows(file, "time", 1, out->nrows, 1, &out->time);
+    if (rc == 0) rc = h5_read_rows(file, "qpos", 2, out->nrows, out->nq, &out->qpos);
+    if (rc == 0) rc = h5_read_rows(file, "qvel", 2, out->nrows, out->nv, &out->qvel);
+    if (rc == 0 && has_ctrl) rc = h5_read_rows(file, "ctrl", 2, out->nrows, out->nu, &out->ctrl);
+    if (rc) snprintf(err, (size_t)errlen, "%s: HDF5 read error", path);
+  }
+  H5Fclose(file);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+static int recording_check_sizes(const char *path, int is_hdf5, const mr_model *m,
+                                 const mr_recording *r, char *err, int errlen) {
+  const char *where = is_hdf5 ? "" : ":1";
+  if (r->nq != m->nq || r->nv != m->nv) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has nq %d, nv %d; the model has nq %d, nv %d",
+             path, where, r->nq, r->nv, m->nq, m->nv);
+    return -1;
+  }
+  if (r->ctrl && r->nu != m->nu) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has %d controls; the model has nu %d", path,
+             where, r->nu, m->nu);
+    return -1;
+  }
+  for (long i = 0; i < r->nrows; i++)
+    if (!isfinite(r->time[i])) {
+      snprintf(err, (size_t)errlen, "%s: row %ld: time is not a finite number", path, i + 1);
+      return -1;
+    }
+  return 0;
+}
+
+int mr_recording_load(const char *path, const mr_model *m, mr_recording *out, char *err,
+                      int errlen) {
+  memset(out, 0, sizeof *out);
+  int is_hdf5;
+  if (recording_is_hdf5(path, &is_hdf5)) {
+    snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  int rc = is_hdf5 ? recording_load_h5(path, out, err, errlen)
+                   : recording_load_csv(path, out, err, errlen);
+  if (rc == 0 && m) rc = recording_check_sizes(path, is_hdf5, m, out, err, errlen);
+  if (rc) mr_recording_free(out);
+  return rc;
+}
