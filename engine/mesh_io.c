@@ -3,6 +3,7 @@
 #include "mesh_io.h"
 
 #include <assimp/cimport.h>
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <math.h>
@@ -106,8 +107,15 @@ int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, cha
     return -1;
   }
   fclose(f);
-  const struct aiScene *sc =
-      aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
+  /* A COLLADA file's <up_axis> is ignored: assimp would otherwise turn Z_UP files into its
+   * Y-up convention, but robot descriptions (URDF, as ROS tools read them) place a mesh in
+   * its link frame exactly as its vertices are written (panda's visual .dae links stood
+   * 90 degrees off their .stl collision twins). */
+  struct aiPropertyStore *props = aiCreatePropertyStore();
+  if (props) aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
+  const struct aiScene *sc = aiImportFileExWithProperties(
+      path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices, NULL, props);
+  if (props) aiReleasePropertyStore(props);
   if (!sc || !sc->mRootNode) {
     snprintf(msg, (size_t)msglen, "cannot read mesh file '%s': %s", path, aiGetErrorString());
     if (sc) aiReleaseImport(sc);

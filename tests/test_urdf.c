@@ -336,7 +336,57 @@ static void test_arm3(void) {
   }
 }
 
+/* Visual meshes sit where their collision twins do: panda's link .dae files declare
+ * Z_UP, which must not rotate them (ROS tools place mesh vertices in the link frame as
+ * written). Compares the body-frame bounding boxes of each link's visual and collision
+ * mesh (mesh vertices are stored about their own inertia frame; the geom pose places them). */
+static void mesh_box(const mr_model *m, int g, double lo[3], double hi[3]) {
+  int id = m->geom_meshid[g];
+  for (int k = 0; k < 3; k++) lo[k] = 1e30, hi[k] = -1e30;
+  for (int v = 0; v < m->mesh_vertnum[id]; v++) {
+    double x[3];
+    mr_quat_rotate(x, m->geom_quat + 4 * g, m->mesh_vert + 3 * (m->mesh_vertadr[id] + v));
+    for (int k = 0; k < 3; k++) {
+      x[k] += m->geom_pos[3 * g + k];
+      lo[k] = x[k] < lo[k] ? x[k] : lo[k];
+      hi[k] = x[k] > hi[k] ? x[k] : hi[k];
+    }
+  }
+}
+
+static void test_dae_up_axis(void) {
+  const char *path = MOREAU_SHARED_DIR "/models/example-robot-data/robots/panda_description/urdf/panda.urdf";
+  mr_load_options opt = {.package_path = MOREAU_SHARED_DIR "/models", .quiet = 1};
+  mr_model *m = mr_model_load(path, &opt, err, (int)sizeof err);
+  if (!m) printf("%s\n", err);
+  MR_REQUIRE(m != NULL);
+  int compared = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    int visual = -1, collision = -1;
+    for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++) {
+      if (m->geom_meshid[g] < 0) continue;
+      if (m->geom_group[g] == 1 && visual < 0) visual = g;
+      if (m->geom_group[g] == 0 && collision < 0) collision = g;
+    }
+    if (visual < 0 || collision < 0) continue;
+    double vlo[3], vhi[3], clo[3], chi[3];
+    mesh_box(m, visual, vlo, vhi);
+    mesh_box(m, collision, clo, chi);
+    for (int k = 0; k < 3; k++) {
+      MR_CHECK_NEAR(vlo[k], clo[k], 0.01);
+      MR_CHECK_NEAR(vhi[k], chi[k], 0.01);
+    }
+    double worst = 0;
+    for (int k = 0; k < 3; k++) worst = fmax(worst, fmax(fabs(vlo[k] - clo[k]), fabs(vhi[k] - chi[k])));
+    printf("  %s: visual vs collision mesh box differ by %.3f m\n", mr_id2name(m, MR_OBJ_BODY, b), worst);
+    compared++;
+  }
+  MR_CHECK_MSG(compared >= 7, "only %d panda links with both meshes", compared);
+  mr_model_free(m);
+}
+
 int main(void) {
+  test_dae_up_axis();
   test_merge();
   test_inertial_rpy();
   test_joints();
