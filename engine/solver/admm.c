@@ -64,27 +64,6 @@ typedef struct admm_state {
   double rho, kappa;
 } admm_state;
 
-static void admm_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
-static int admm_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
 static int admm_alloc(admm_state *s, mr_data *work) {
   size_t n = (size_t)s->n;
   s->L = mr_arena_doubles(work, n * n);
@@ -250,15 +229,15 @@ void mr_solve_admm(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->residual = 0;
   out->status = MR_SOLVER_CONVERGED;
   if (p->nrow == 0) return;
-  if (!admm_input_ok(p)) {
-    admm_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   size_t mark = mr_arena_mark(work);
   admm_state s = {.p = p, .n = p->nrow};
   if (!admm_alloc(&s, work)) {
     mr_arena_restore(work, mark);
-    admm_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   admm_penalty_init(&s, work);
@@ -267,7 +246,7 @@ void mr_solve_admm(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   double best = admm_run(&s, out, &iters);
   if (isnan(best)) {
     mr_arena_restore(work, mark);
-    admm_fail(p, out);
+    mr_solver_fail(p, out);
     out->iters = iters;
     return;
   }

@@ -22,27 +22,6 @@
 
 #define CCP_TINY 1e-300 /* a row whose diagonal is below this has no effect: left alone */
 
-static void ccp_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
-static int ccp_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
 static double ccp_reg(const mr_problem *p, int i) { return p->R ? p->R[i] : 0.0; }
 
 /* (G + R) lambda + g at row i, with the current lambda (Gauss-Seidel). */
@@ -103,8 +82,8 @@ void mr_solve_ccp(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->residual = 0;
   out->status = MR_SOLVER_CONVERGED;
   if (p->nrow == 0) return;
-  if (!ccp_input_ok(p)) {
-    ccp_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   double *lambda = out->lambda;
@@ -118,7 +97,7 @@ void mr_solve_ccp(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     if (out->history) out->history[iters] = residual;
     iters++;
     if (!isfinite(residual)) {
-      ccp_fail(p, out);
+      mr_solver_fail(p, out);
       out->iters = iters;
       return;
     }

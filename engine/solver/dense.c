@@ -1,6 +1,7 @@
 /* Small dense linear algebra for the solvers: products, a floored Cholesky, and the power
  * iteration the proximal solvers use to pick their penalty. */
 #include "dense.h"
+#include "solver.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -103,4 +104,28 @@ double mr_dense_norm_inf(const double *x, int n) {
     if (a > m) m = a;
   }
   return m;
+}
+
+int mr_problem_input_ok(const mr_problem *p) {
+  int n = p->nrow;
+  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
+  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
+  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
+  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
+  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
+  if (p->dist && !mr_dense_is_finite(p->dist, p->ncon)) return 0;
+  if (p->solref && !mr_dense_is_finite(p->solref, 2 * p->ncon)) return 0;
+  if (p->solimp && !mr_dense_is_finite(p->solimp, 5 * p->ncon)) return 0;
+  for (int k = 0; k < p->ncon; k++)
+    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
+  return 1;
+}
+
+void mr_solver_fail(const mr_problem *p, mr_solver_out *out) {
+  for (int i = 0; i < p->nrow; i++) {
+    out->lambda[i] = 0;
+    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
+  }
+  out->status = MR_SOLVER_FAILED;
+  out->residual = INFINITY;
 }

@@ -35,4 +35,14 @@ int mr_dense_is_finite(const double *x, int n);
 /* max_i |x_i| */
 double mr_dense_norm_inf(const double *x, int n);
 
+/* Whether a problem is well formed for the dense solvers: consistent sizes, G, g and mu
+ * present, every given array finite, mu >= 0. */
+struct mr_problem;
+struct mr_solver_out;
+int mr_problem_input_ok(const struct mr_problem *p);
+
+/* The answer to a problem a solver cannot solve: zero impulses, c = g (where finite),
+ * status failed, residual infinite. */
+void mr_solver_fail(const struct mr_problem *p, struct mr_solver_out *out);
+
 #endif

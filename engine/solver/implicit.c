@@ -192,27 +192,6 @@ static double imp_search_leg(const imp_ctx *c, const double *x0, const double *d
   return best;
 }
 
-static int imp_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
-static void imp_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
 /* The start point x (warm or all-sticking); L is m x m scratch. */
 static int imp_start(const imp_ctx *c, const double *lambda, double *x, double *L, double amax) {
   const mr_problem *p = c->p;
@@ -242,8 +221,8 @@ static double imp_norm_inf(const double *r, int m) { return mr_dense_norm_inf(r,
 
 void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->iters = 0;
-  if (!imp_input_ok(p)) {
-    imp_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   int m = p->nrow;
@@ -254,7 +233,7 @@ void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   double *J = mr_arena_doubles(work, mm), *H = mr_arena_doubles(work, mm);
   if (!v || !F || !J || !H) {
     mr_arena_restore(work, mark);
-    imp_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   c.f = v, c.Af = v + m, c.r = v + 2 * m, c.ytmp = v + 3 * m;
@@ -329,7 +308,7 @@ void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   }
   mr_arena_restore(work, mark);
   if (!ok || !isfinite(res) || !mr_dense_is_finite(out->lambda, m)) {
-    imp_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   out->residual = res;

@@ -26,27 +26,6 @@
 
 #define LCP_TINY 1e-300 /* a row whose diagonal is below this has no effect: left alone */
 
-static void lcp_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
-static int lcp_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
 static double lcp_reg(const mr_problem *p, int i) { return p->R ? p->R[i] : 0.0; }
 
 static double lcp_diag(const mr_problem *p, int i) {
@@ -124,8 +103,8 @@ void mr_solve_lcp(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->residual = 0;
   out->status = MR_SOLVER_CONVERGED;
   if (p->nrow == 0) return;
-  if (!lcp_input_ok(p)) {
-    lcp_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   double *lambda = out->lambda;
@@ -139,7 +118,7 @@ void mr_solve_lcp(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     if (out->history) out->history[iters] = residual;
     iters++;
     if (!isfinite(residual)) {
-      lcp_fail(p, out);
+      mr_solver_fail(p, out);
       out->iters = iters;
       return;
     }

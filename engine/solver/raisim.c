@@ -206,32 +206,11 @@ static double raisim_row_step(const mr_problem *p, double *lambda, int i) {
   return res;
 }
 
-static int raisim_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
-static void raisim_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
 void mr_solve_raisim(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   (void)work; /* no scratch beyond the stack */
   out->iters = 0;
-  if (!raisim_input_ok(p)) {
-    raisim_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   int n = p->nrow, base = p->neq + p->nlim;
@@ -254,7 +233,7 @@ void mr_solve_raisim(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     }
   }
   if (!isfinite(res) || !mr_dense_is_finite(out->lambda, n)) {
-    raisim_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   out->residual = res;

@@ -230,30 +230,6 @@ static double sap_line_search(const sap_ctx *s, const double *z, const double *d
   return a;
 }
 
-static int sap_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  if (p->dist && !mr_dense_is_finite(p->dist, p->ncon)) return 0;
-  if (p->J && p->v_free && (!mr_dense_is_finite(p->J, n * p->nv) || !mr_dense_is_finite(p->v_free, p->nv)))
-    return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
-static void sap_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
 /* The dimensionless momentum error at z (fills s->gamma, s->gc, u, jc, grad). */
 static double sap_residual(sap_ctx *s, const double *L, const double *z, double *u, double *jc,
                            double *grad, int *done, double tol) {
@@ -270,8 +246,11 @@ static double sap_residual(sap_ctx *s, const double *L, const double *z, double 
 
 void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->iters = 0;
-  if (!sap_input_ok(p)) {
-    sap_fail(p, out);
+  /* sap reads J and v_free too (its velocity target), so they must be finite as well */
+  int nv = p->J && p->v_free ? p->nv : 0;
+  if (!mr_problem_input_ok(p) || (nv && (!mr_dense_is_finite(p->J, p->nrow * nv) ||
+                                         !mr_dense_is_finite(p->v_free, nv)))) {
+    mr_solver_fail(p, out);
     return;
   }
   int m = p->nrow;
@@ -285,7 +264,7 @@ void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   double *T = mr_arena_doubles(work, mm), *v = mr_arena_doubles(work, 9 * (size_t)m);
   if (m > 0 && (!s.Rr || !s.r || !s.gamma || !s.gc || !L || !H || !T || !v)) {
     mr_arena_restore(work, mark);
-    sap_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   double *z = v, *dz = v + m, *u = v + 2 * m, *du = v + 3 * m, *jc = v + 4 * m;
@@ -322,7 +301,7 @@ void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   if (ok) memcpy(out->lambda, s.gamma, sizeof(double) * (size_t)m);
   mr_arena_restore(work, mark);
   if (!ok || !isfinite(res) || !mr_dense_is_finite(out->lambda, m)) {
-    sap_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   out->residual = res;

@@ -118,21 +118,6 @@ static void soft_build(const mr_problem *p, double *R, double *q, double *gfree,
   }
 }
 
-static int soft_input_ok(const mr_problem *p) {
-  int n = p->nrow;
-  if (n < 0 || p->neq < 0 || p->nlim < 0 || p->ncon < 0) return 0;
-  if (p->neq + p->nlim + 3 * p->ncon != n) return 0;
-  if (!p->G || !p->g || (p->ncon > 0 && !p->mu)) return 0;
-  if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
-  if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
-  if (p->dist && !mr_dense_is_finite(p->dist, p->ncon)) return 0;
-  if (p->solref && !mr_dense_is_finite(p->solref, 2 * p->ncon)) return 0;
-  if (p->solimp && !mr_dense_is_finite(p->solimp, 5 * p->ncon)) return 0;
-  for (int k = 0; k < p->ncon; k++)
-    if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
-  return 1;
-}
-
 /* Scalar rows: exact Gauss-Seidel step, clamped for limits. Returns the step size in
  * velocity units (the natural-map residual of the row). */
 static double soft_row_step(const mr_problem *p, const double *R, const double *q,
@@ -182,19 +167,10 @@ static double soft_block_step(const mr_problem *p, const double *R, const double
   return res;
 }
 
-static void soft_fail(const mr_problem *p, mr_solver_out *out) {
-  for (int i = 0; i < p->nrow; i++) {
-    out->lambda[i] = 0;
-    out->c[i] = (p->g && isfinite(p->g[i])) ? p->g[i] : 0;
-  }
-  out->status = MR_SOLVER_FAILED;
-  out->residual = INFINITY;
-}
-
 void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->iters = 0;
-  if (!soft_input_ok(p)) {
-    soft_fail(p, out);
+  if (!mr_problem_input_ok(p)) {
+    mr_solver_fail(p, out);
     return;
   }
   int n = p->nrow, base = p->neq + p->nlim;
@@ -203,7 +179,7 @@ void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   double *gfree = mr_arena_doubles(work, (size_t)n), *vrel = mr_arena_doubles(work, (size_t)n);
   if (n > 0 && (!R || !q || !gfree || !vrel)) {
     mr_arena_restore(work, mark);
-    soft_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   soft_build(p, R, q, gfree, vrel);
@@ -226,7 +202,7 @@ void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   }
   mr_arena_restore(work, mark);
   if (!isfinite(res) || !mr_dense_is_finite(out->lambda, n)) {
-    soft_fail(p, out);
+    mr_solver_fail(p, out);
     return;
   }
   out->residual = res;
