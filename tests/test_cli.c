@@ -9,64 +9,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mr_cli.h"
 #include "mr_test.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 
 static char tmpdir[256];
 
-typedef struct cli_result {
-  int status; /* exit status, or 128 + signal */
-  char *out, *err;
-} cli_result;
-
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  size_t got = fread(text, 1, (size_t)n, f);
-  text[got] = 0;
-  fclose(f);
-  return text;
-}
-
-static int file_exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
 /* Runs "[prefix] BIN args" with stdout and stderr captured in files. */
 static cli_result cli_run_prefixed(const char *prefix, const char *args) {
-  char cmd[4096], out_path[300], err_path[300];
-  snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-  snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-  snprintf(cmd, sizeof cmd, "%s '%s' %s >'%s' 2>'%s'", prefix, MOREAU_BIN, args, out_path,
-           err_path);
-  int raw = system(cmd);
-  cli_result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = read_file(out_path);
-  r.err = read_file(err_path);
-  if (!r.out) r.out = calloc(1, 1);
-  if (!r.err) r.err = calloc(1, 1);
-  return r;
+  return mr_cli_run(tmpdir, prefix, args);
 }
 
 static cli_result cli_run(const char *args) { return cli_run_prefixed("", args); }
-
-static void cli_free(cli_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static int count_char(const char *s, char c) {
-  int n = 0;
-  for (; *s; s++) n += *s == c;
-  return n;
-}
 
 /* The number after "key": in a JSON text; NAN if absent. */
 static double json_number(const char *json, const char *key) {
@@ -161,7 +116,7 @@ static void test_run_json(void) {
 
 /* Checks a trajectory CSV: the header, 1 + steps / every rows of full width, row times. */
 static void check_trajectory(const char *path, int nq, int nv, int steps, int every, double dt) {
-  char *text = read_file(path);
+  char *text = mr_test_read_file(path);
   MR_CHECK_MSG(text != NULL, "no file %s", path);
   if (!text) return;
   int columns = nq + nv + 5;
@@ -226,7 +181,6 @@ static void test_bad_input(void) {
   expect_bad_input("run '" HUMANOID "' --integrator rk4", "rk4");
   expect_bad_input("run '" HUMANOID "' --solver nosuch", "unknown solver 'nosuch'");
   expect_bad_input("run '" HUMANOID "' --record-every 0", "--record-every");
-  expect_bad_input("run '" HUMANOID "' --record /tmp/x.h5", "HDF5 recording is not available yet");
   expect_bad_input("run '" HUMANOID "' --record /tmp/x.txt", "x.txt");
   expect_bad_input("run '" HUMANOID "' --keyframe 3", "keyframe");
   expect_bad_input("run '" HUMANOID "' --steps 1 --duration 1", "--duration");
@@ -234,8 +188,13 @@ static void test_bad_input(void) {
   expect_bad_input("run", "usage: ");
   expect_bad_input("", "usage: ");
   expect_bad_input("frobnicate", "frobnicate");
-  expect_bad_input("view '" HUMANOID "'", "not available");
-  expect_bad_input("batch jobs.txt", "not available");
+#ifdef MOREAU_TEST_HAVE_VIEWER
+  expect_bad_input("view '" HUMANOID "' --frames 0", "--frames");
+  expect_bad_input("view /nonexistent/dir/robot.xml --frames 1", "moreau: /nonexistent/dir/robot.xml");
+#else
+  expect_bad_input("view '" HUMANOID "'", "no viewer");
+#endif
+  expect_bad_input("batch /nonexistent/dir/jobs.csv", "/nonexistent/dir/jobs.csv");
   expect_bad_input("run /nonexistent/dir/robot.xml", "moreau: /nonexistent/dir/robot.xml");
   expect_bad_input("info /nonexistent/dir/robot.xml --json", "moreau: /nonexistent/dir/robot.xml");
 }
@@ -290,7 +249,7 @@ static void test_divergence(void) {
   MR_CHECK(json_is(r.out, "diverged", "true"));
   double steps = json_number(r.out, "steps");
   MR_CHECK(steps >= 0 && steps < 100000);
-  char *text = read_file(csv); /* the rows before the failure are kept, under the final name */
+  char *text = mr_test_read_file(csv); /* the rows before the failure are kept, under the final name */
   MR_CHECK(text != NULL);
   if (text) MR_CHECK(count_char(text, '\n') == 2 + (int)steps);
   /* energy may overflow to inf in the last rows; the state itself must be finite */
@@ -312,7 +271,7 @@ static void test_interrupt(void) {
   MR_CHECK(json_is(r.out, "interrupted", "true"));
   MR_CHECK(json_is(r.out, "diverged", "false"));
   MR_CHECK(file_exists(csv) && !file_exists(part));
-  char *text = read_file(csv);
+  char *text = mr_test_read_file(csv);
   double steps = json_number(r.out, "steps");
   if (text) MR_CHECK(count_char(text, '\n') == 2 + (int)steps / 1000);
   free(text);
