@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The whole file as a NUL-terminated string (free it), or NULL if it cannot be read. */
 static inline char *mr_test_read_file(const char *path) {
@@ -75,5 +76,22 @@ static int mr_test_checks = 0;
     printf("%d checks, %d failed\n", mr_test_checks, mr_test_failures);                \
     return mr_test_failures ? 1 : 0;                                                   \
   } while (0)
+
+/* Writes text to path; stops the test if it cannot (a fixture the rest depends on). */
+static inline void mr_test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  MR_REQUIRE(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* 1 if both files can be read and hold the same text. */
+static inline int mr_test_files_equal(const char *a, const char *b) {
+  char *x = mr_test_read_file(a), *y = mr_test_read_file(b);
+  int same = x && y && strcmp(x, y) == 0;
+  free(x);
+  free(y);
+  return same;
+}
 
 #endif

@@ -236,13 +236,6 @@ static void check_entity_run(const char *what, const char *path, const char *sec
   }
 }
 
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  MR_REQUIRE(f != NULL);
-  fputs(text, f);
-  fclose(f);
-}
-
 static void check_entities(void) {
   /* The committed fixture points at /etc/hostname. A hostname of a few letters could
    * appear in any message by chance, so it is only looked for when it is distinctive. */
@@ -255,13 +248,13 @@ static void check_entities(void) {
   char secret[128], secret_path[512], path[512], text[2048];
   snprintf(secret, sizeof secret, "moreau-xxe-secret-%ld", (long)getpid());
   snprintf(secret_path, sizeof secret_path, "%s/secret.txt", tmp_dir);
-  write_text(secret_path, secret);
+  mr_test_write_file(secret_path, secret);
   snprintf(path, sizeof path, "%s/xxe_secret.urdf", tmp_dir);
   snprintf(text, sizeof text,
            "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [ <!ENTITY xxe SYSTEM \"file://%s\"> ]>\n"
            "<robot name=\"&xxe;\">\n  <link name=\"base&xxe;\"/>\n</robot>\n",
            secret_path);
-  write_text(path, text);
+  mr_test_write_file(path, text);
   check_entity_run("xxe_secret.urdf", path, secret);
   snprintf(path, sizeof path, "%s/xxe_secret.xml", tmp_dir);
   snprintf(text, sizeof text,
@@ -270,7 +263,7 @@ static void check_entities(void) {
            "      <freejoint/>\n      <geom type=\"sphere\" size=\"0.1\"/>\n"
            "    </body>\n  </worldbody>\n</mujoco>\n",
            secret_path);
-  write_text(path, text);
+  mr_test_write_file(path, text);
   check_entity_run("xxe_secret.xml", path, secret);
 
   check_entity_run("billion_laughs.xml", BAD_DIR "/billion_laughs.xml", NULL);

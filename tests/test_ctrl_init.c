@@ -19,13 +19,6 @@
 static char tmpdir[256];
 static char motor_xml[300];
 
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  MR_REQUIRE(f != NULL);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* Runs the CLI; stderr lands in tmpdir/stderr, stdout in tmpdir/stdout. */
 static int run_cli(const char *args) {
   char cmd[4096];
@@ -71,7 +64,7 @@ static void test_ctrl_drives_motor(void) {
   snprintf(ctrl, sizeof ctrl, "%s/ramp.csv", tmpdir);
   snprintf(h5, sizeof h5, "%s/motor.h5", tmpdir);
   /* columns in any order, spaces and CRLF tolerated */
-  write_text(ctrl, "spin, time\r\n0,0\r\n1,0.1\r\n1,0.2\r\n-2,0.3\r\n");
+  mr_test_write_file(ctrl, "spin, time\r\n0,0\r\n1,0.1\r\n1,0.2\r\n-2,0.3\r\n");
   snprintf(args, sizeof args, "run '%s' --steps 400 --quiet --ctrl '%s' --record '%s'", motor_xml,
            ctrl, h5);
   int status = run_cli(args);
@@ -220,7 +213,7 @@ static void test_bad_ctrl_files(void) {
   char bad[300], args[1024];
   snprintf(bad, sizeof bad, "%s/bad.csv", tmpdir);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    write_text(bad, cases[i].text);
+    mr_test_write_file(bad, cases[i].text);
     snprintf(args, sizeof args, "run '%s' --steps 10 --ctrl '%s'", motor_xml, bad);
     expect_bad(args, cases[i].where);
   }
@@ -239,7 +232,7 @@ int main(void) {
   MR_REQUIRE(mkdtemp(tmpdir) != NULL);
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
   snprintf(motor_xml, sizeof motor_xml, "%s/motor.xml", tmpdir);
-  write_text(motor_xml,
+  mr_test_write_file(motor_xml,
              "<mujoco model=\"motor\">\n"
              "  <option timestep=\"0.001\" gravity=\"0 0 0\"/>\n"
              "  <worldbody>\n"
