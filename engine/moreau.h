@@ -98,6 +98,8 @@ typedef struct mr_option {
   double tol;      /* solver tolerance */
   int max_iter;    /* solver iteration cap */
   double restitution; /* Newton restitution coefficient of contacts (MJCF has none: 0) */
+  double sap_tau_d;   /* sap's dissipation time scale tau_d (s); 0: beta dt / pi, critical
+                         damping (papers/004 sec. V-B; its Clutter runs use tau_d = dt) */
 } mr_option;
 
 /* ------------------------------------------------------------------ model */

@@ -256,17 +256,25 @@ static void test_spring_cylinder(void) {
 
 /* ------------------------------------------------------------------ 7. clutter */
 
-/* sap's tolerance is the paper's Clutter value, eps_r = 1e-5 (its dimensionless momentum
- * error (32)). The suite runs the first 3 s (10 s takes ~45 s in Release on the 2-core
- * test machine); measured over the full 10 s: 12.96 Newton iterations per step after the
- * first second (12.78 at the default tol 1e-8), every step converged. */
+/* The paper's Clutter settings: tau_d = dt and its tolerance eps_r = 1e-5 (the
+ * dimensionless momentum error (32)). The claim is over 10 s (Fig. 9); an unoptimized
+ * (sanitizer) build runs the first 3 s, which checks memory and convergence but not the
+ * mean, since the pile is still settling then (10.3 iterations per step over 1-3 s).
+ * Measured over 10 s: 4.90 Newton iterations per step after the first second, about 3 once
+ * the pile rests (the paper: ~3), every step converged. */
+#ifdef __OPTIMIZE__
+#define CLUTTER_SECONDS 10.0
+#else
+#define CLUTTER_SECONDS 3.0
+#endif
 static void test_clutter(void) {
   mr_model *m = load_model("clutter.xml");
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   d->opt.solver = solver_index("sap");
   d->opt.tol = 1e-5;
-  const double dt = d->opt.timestep, duration = 3.0;
+  d->opt.sap_tau_d = d->opt.timestep; /* the paper's Clutter setting, tau_d = dt */
+  const double dt = d->opt.timestep, duration = CLUTTER_SECONDS;
   MR_REQUIRE(fabs(dt - 0.01) < 1e-12);
   int steps = (int)(duration / dt + 0.5), first = (int)(1.0 / dt + 0.5);
   long iters_sum = 0, transient_iters = 0;
@@ -289,9 +297,7 @@ static void test_clutter(void) {
          "(max %d), wall %.2f s\n",
          duration, d->opt.tol, (double)transient_iters / first, mean, max_iters, not_converged,
          d->ncon, max_ncon, wall);
-  /* issue 4 test 7: not yet met: sap averages 12.96 Newton iterations per step after the
-   * first second over 10 s (tol 1e-5; 12.78 at tol 1e-8; the paper: ~3), so the check
-   * `mean <= 5` is left out until sap is fixed. */
+  if (duration >= 10.0) MR_CHECK_MSG(mean <= 5.0, "sap: %.2f Newton iterations per step after 1 s", mean);
   MR_CHECK_MSG(not_converged == 0, "%d steps not converged", not_converged);
   mr_data_free(d);
   mr_model_free(m);

@@ -5,7 +5,8 @@
  *   R_t = sigma w,   R_n = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d))),
  *   v_hat_n = -phi0 / (dt + tau_d),  phi0 = dist (signed distance at the step start),
  * with the near-rigid defaults k = infinity (the beta clamp sets the stiffness, as in the
- * paper's Clutter runs) and tau_d = beta dt / pi (critical damping, digest sec. 2). The
+ * paper's Clutter runs) and tau_d = beta dt / pi (critical damping, digest sec. 2) unless
+ * opt.sap_tau_d sets it (the Clutter runs use tau_d = dt). The
  * contact velocity target is the free velocity J v_free (from p->J and p->v_free, else g):
  * SAP's own v_hat replaces the constraint stage's Baumgarte bias on contacts. Bilateral
  * rows and limit rows keep g (with the stage's bias) and are near-rigid like Drake's
@@ -21,7 +22,8 @@
  * digest sec. 6.2). This is the paper's algorithm with the mass metric replaced by G's own;
  * it needs only G, g, mu, dist (and J, v_free when present), so hand-built problems work.
  *
- * Method (Alg. 2). Warm start z = L^T lambda. Newton direction by Cholesky of the Hessian,
+ * Method (Alg. 2). Warm start: z = L^T lambda (last step's impulses) or the step-start
+ * velocity (Drake's), whichever costs less (sap_warm_start). Newton direction by Cholesky of the Hessian,
  * exact line search on alpha in [0, 1.5] (Newton on dl/dalpha safeguarded by bisection,
  * the rtsafe scheme; O(m) per trial with u(alpha) = u + alpha L dz). Stop when
  * |grad| < 1e-16 + tol max(|z|, |L^T gamma|): (26) with the momentum scale taken in
@@ -121,6 +123,7 @@ static void sap_build(sap_ctx *s, double eps) {
   int primal = p->J && p->v_free && nv > 0;
   double rigid = SAP_BETA * SAP_BETA / (4 * MR_PI * MR_PI);
   double dt = p->dt > 0 ? p->dt : 1e-3, tau_d = SAP_BETA * dt / MR_PI;
+  if (p->d && p->d->opt.sap_tau_d > 0) tau_d = p->d->opt.sap_tau_d;
   for (int i = 0; i < s->base; i++) {
     double gii = fmax(p->G[(size_t)i * (size_t)m + (size_t)i], 0.0) + eps;
     s->Rr[i] = rigid * gii + (p->R ? fmax(p->R[i], 0.0) : 0.0);
@@ -230,6 +233,47 @@ static double sap_line_search(const sap_ctx *s, const double *z, const double *d
   return a;
 }
 
+/* z = L^-1 b by forward substitution (L lower triangle of a row-major m x m). */
+static void sap_lower_solve(const double *L, int m, const double *b, double *z) {
+  for (int i = 0; i < m; i++) {
+    const double *Li = L + (size_t)i * (size_t)m;
+    double s = b[i];
+    for (int j = 0; j < i; j++) s -= Li[j] * z[j];
+    z[i] = s / Li[i];
+  }
+}
+
+/* The cost l(z) = 1/2 |z|^2 + sum 1/2 gamma^T R gamma; u: m scratch. */
+static double sap_cost(const sap_ctx *s, const double *L, const double *z, double *u, double *gam) {
+  sap_lower_matvec(L, s->m, z, s->r, u);
+  return 0.5 * sap_dot(z, z, s->m) + sap_rows_eval(s, u, gam, NULL);
+}
+
+/* Drake's warm start, the step-start velocity v0 as the guess for the new velocity, in
+ * constraint coordinates: z = L^T y with G y = J (v0 - v_free), that is z = L^-1 J (v0 -
+ * v_free). Near-rigid rows make gamma(u) stiff (1/R ~ 40/w normal, 1000/w tangential), so
+ * last step's impulses, each a little off, can start Newton far from the optimum, while a
+ * resting pile's v0 is nearly its new velocity. The guess with the lower cost wins, so the
+ * impulse warm start still serves impacts and sliding. z: in the impulse guess, out the
+ * winner; b, u, gam: m scratch. */
+static void sap_warm_start(const sap_ctx *s, const double *L, double *z, double *b, double *u,
+                           double *gam) {
+  const mr_problem *p = s->p;
+  int m = s->m, nv = p->nv;
+  if (!p->d || !p->J || !p->v_free || nv <= 0) return;
+  const double *v0 = p->d->qvel;
+  for (int i = 0; i < m; i++) {
+    const double *Ji = p->J + (size_t)i * (size_t)nv;
+    double x = 0;
+    for (int j = 0; j < nv; j++) x += Ji[j] * (v0[j] - p->v_free[j]);
+    b[i] = x;
+  }
+  double *zv = b; /* in place: row i of the solve reads b[i] before writing z[i] */
+  sap_lower_solve(L, m, b, zv);
+  double cost_v = sap_cost(s, L, zv, u, gam), cost_lambda = sap_cost(s, L, z, u, gam);
+  if (cost_v < cost_lambda) memcpy(z, zv, sizeof(double) * (size_t)m);
+}
+
 /* The dimensionless momentum error at z (fills s->gamma, s->gc, u, jc, grad). */
 static double sap_residual(sap_ctx *s, const double *L, const double *z, double *u, double *jc,
                            double *grad, int *done, double tol) {
@@ -277,6 +321,7 @@ void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   if (ok) {
     if (!mr_dense_is_finite(out->lambda, m)) memset(out->lambda, 0, sizeof(double) * (size_t)m);
     sap_upper_matvec(L, m, out->lambda, z);
+    sap_warm_start(&s, L, z, dz, u, grad);
   }
   int done = 0;
   double res = ok ? sap_residual(&s, L, z, u, jc, grad, &done, p->tol) : NAN;
