@@ -94,9 +94,9 @@ int main(int argc, char **argv) {
     char model[4096]; /* the spec lives in /tmp, and its paths resolve against it */
     if (!realpath(a.models[i], model)) snprintf(model, sizeof model, "%s", a.models[i]);
     write_spec(spec, model, jobs, a.steps);
-    int workers[2] = {1, cores};
+    int workers[3] = {1, 2, cores}, nworkers = cores > 2 ? 3 : cores; /* 1, 2 and all cores */
     double moreau_one = 0;
-    for (int w = 0; w < (cores > 1 ? 2 : 1); w++) {
+    for (int w = 0; w < nworkers; w++) {
       double mj[MAX_ROUNDS], mr[MAX_ROUNDS];
       for (int r = 0; r < a.rounds; r++) {
         mj[r] = mujoco_batch(m, jobs, a.steps, workers[w]);
