@@ -39,3 +39,17 @@ double mr_cone_distance(const double x[3], double mu) {
   double a = x[0] - y[0], b = x[1] - y[1], c = x[2] - y[2];
   return sqrt(a * a + b * b + c * c);
 }
+
+void mr_project_bounds(const mr_problem *p, double *lambda) {
+  const int base = p->neq + p->nlim;
+  for (int i = p->neq; i < base; i++) lambda[i] = mr_maxd(0, lambda[i]);
+  for (int k = 0; k < p->ncon; k++) {
+    double *l = lambda + base + 3 * k;
+    l[0] = mr_maxd(0, l[0]);
+    double s = mr_len2(l[1], l[2]), radius = p->mu[k] * l[0];
+    if (s > radius) {
+      l[1] *= s > 0 ? radius / s : 0;
+      l[2] *= s > 0 ? radius / s : 0;
+    }
+  }
+}

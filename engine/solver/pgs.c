@@ -24,10 +24,19 @@
  * makes a pile of hundreds of contacts affordable (ODE and Bullet iterate this way). Only
  * G's diagonal blocks are needed, computed once per solve. Scratch (nv + 2 nrow doubles)
  * comes from the arena.
+ *
+ * Both forms interleave the sweeps with the active-set refinement of active_set.h: a few
+ * sweeps find which contacts push, stick and slide, one solve on that set gives the exact
+ * impulses (kept only if the residual drops), and the sweeps go on from there. Plain
+ * Gauss-Seidel converges linearly, and slowest exactly where robots stand: on redundant
+ * contact sets (a foot on four points) it spends its sweeps shifting load between rows
+ * that the solve settles at once. On the humanoid the mean sweeps per step fell from 84 to
+ * 53 and the largest complementarity residual from 4.9e-2 to 3.2e-4 (README, bench).
  */
 #include <math.h>
 #include <string.h>
 
+#include "active_set.h"
 #include "arena.h"
 #include "constraint.h"
 #include "solver.h"
@@ -35,6 +44,27 @@
 /* Over-relaxation factor: 1 is plain Gauss-Seidel (papers/000: omega in (0, 2], no value
  * generalizes, and > 1 can diverge on the hyperstatic problems contact produces). */
 #define MR_PGS_OMEGA 1.0
+
+/* Active-set refinement (active_set.h): first after MR_PGS_REFINE_FIRST sweeps (a warm
+ * start usually has the right set by then), then every MR_PGS_REFINE_GAP sweeps while it
+ * helps; each refinement that does not lower the residual doubles the gap, so a problem
+ * whose set keeps changing (an impact) spends its time sweeping. */
+#define MR_PGS_REFINE_FIRST 2
+#define MR_PGS_REFINE_GAP 8
+
+typedef struct mr_pgs_schedule {
+  int next, gap;
+} mr_pgs_schedule;
+
+/* After sweep `iters`: refine when due, and reschedule. Returns -1 on arena exhaustion. */
+static int mr_pgs_refine(mr_pgs_schedule *s, int iters, const mr_problem *p, double *lambda,
+                         double *c, double *dv, double *residual, double floor, mr_data *work) {
+  if (!work || iters != s->next || *residual <= p->tol) return 0;
+  int kept = mr_active_set_refine(p, lambda, c, dv, residual, floor, work);
+  s->gap = kept == 1 ? MR_PGS_REFINE_GAP : 4 * s->gap;
+  s->next = iters + s->gap;
+  return kept < 0 ? -1 : 0;
+}
 
 /* c += G_i delta (row i of the symmetric G is its column). */
 static void mr_pgs_update(const mr_problem *p, double *c, int i, double delta) {
@@ -105,27 +135,12 @@ static void mr_pgs_velocity(const mr_problem *p, const double *lambda, double *c
   }
 }
 
-/* A warm start must at least be feasible: project it. */
-static void mr_pgs_project_start(const mr_problem *p, double *lambda) {
-  const int base = p->neq + p->nlim;
-  for (int i = p->neq; i < base; i++) lambda[i] = mr_maxd(0, lambda[i]);
-  for (int k = 0; k < p->ncon; k++) {
-    double *l = lambda + base + 3 * k;
-    l[0] = mr_maxd(0, l[0]);
-    double s = mr_len2(l[1], l[2]), radius = p->mu[k] * l[0];
-    if (s > radius) {
-      l[1] *= s > 0 ? radius / s : 0;
-      l[2] *= s > 0 ? radius / s : 0;
-    }
-  }
-}
-
-static void mr_pgs_dense(const mr_problem *p, mr_solver_out *out) {
+static void mr_pgs_dense(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   const int n = p->nrow;
   double *lambda = out->lambda, *c = out->c, maxdiag = 0;
   for (int i = 0; i < n; i++) maxdiag = mr_maxd(maxdiag, p->G[(size_t)i * n + i]);
   double floor = 1e-13 * maxdiag;
-  mr_pgs_project_start(p, lambda);
+  mr_project_bounds(p, lambda);
   mr_pgs_velocity(p, lambda, c);
   out->iters = 0;
   out->status = MR_SOLVER_MAX_ITER;
@@ -134,9 +149,14 @@ static void mr_pgs_dense(const mr_problem *p, mr_solver_out *out) {
     out->status = MR_SOLVER_CONVERGED;
     return;
   }
+  mr_pgs_schedule plan = {MR_PGS_REFINE_FIRST, MR_PGS_REFINE_GAP};
   while (out->iters < p->max_iter) {
     mr_pgs_sweep(p, lambda, c, floor);
     double res = mr_ncp_residual(p, lambda, c);
+    if (mr_pgs_refine(&plan, out->iters + 1, p, lambda, c, NULL, &res, floor, work) < 0) {
+      out->status = MR_SOLVER_FAILED;
+      break;
+    }
     if (out->history) out->history[out->iters] = res;
     out->iters++;
     out->residual = res;
@@ -244,7 +264,7 @@ static void mr_pgs_velocity_form(const mr_problem *p, mr_solver_out *out, mr_dat
   }
   double *lambda = out->lambda, *c = out->c;
   mr_pgs_diagonal(&s);
-  mr_pgs_project_start(p, lambda);
+  mr_project_bounds(p, lambda);
   memset(s.dv, 0, (size_t)p->nv * sizeof(double));
   for (int j = 0; j < n; j++)
     if (lambda[j] != 0) mr_problem_add_impulse(p, s.dv, j, lambda[j]);
@@ -252,10 +272,13 @@ static void mr_pgs_velocity_form(const mr_problem *p, mr_solver_out *out, mr_dat
   out->status = MR_SOLVER_MAX_ITER;
   out->residual = mr_ncp_residual(p, lambda, c);
   if (out->residual <= p->tol) out->status = MR_SOLVER_CONVERGED;
+  mr_pgs_schedule plan = {MR_PGS_REFINE_FIRST, MR_PGS_REFINE_GAP};
   while (out->status == MR_SOLVER_MAX_ITER && out->iters < p->max_iter) {
     mr_pgs_sparse_sweep(&s, lambda);
     mr_pgs_sparse_velocity(&s, c);
     double res = mr_ncp_residual(p, lambda, c);
+    if (mr_pgs_refine(&plan, out->iters + 1, p, lambda, c, s.dv, &res, s.floor, work) < 0)
+      res = INFINITY;
     if (out->history) out->history[out->iters] = res;
     out->iters++;
     out->residual = res;
@@ -266,6 +289,6 @@ static void mr_pgs_velocity_form(const mr_problem *p, mr_solver_out *out, mr_dat
 }
 
 void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work) {
-  if (p->G) mr_pgs_dense(p, out);
+  if (p->G) mr_pgs_dense(p, out, work);
   else mr_pgs_velocity_form(p, out, work);
 }

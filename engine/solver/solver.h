@@ -114,5 +114,9 @@ void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int 
 void mr_cone_project(double x[3], double mu);         /* onto K_mu */
 void mr_cone_project_dual(double x[3], double mu);    /* onto K*_mu = K_{1/mu} */
 double mr_cone_distance(const double x[3], double mu);
+/* Limits and normal impulses to >= 0, each contact's friction scaled into its disk
+ * ||lambda_T|| <= mu lambda_N keeping lambda_N (the NCP's "horizontal" projection, the one
+ * PGS uses). */
+void mr_project_bounds(const mr_problem *p, double *lambda);
 
 #endif
