@@ -100,12 +100,15 @@ static double mr_contact_ncp_error(const double l[3], const double c[3], double 
   double sL = mr_len2(l[1], l[2]), sT = mr_len2(c[1], c[2]);
   double cs[3] = {c[0] + mu * sT, c[1], c[2]};
   double primal = l[0] >= 0 && sL <= mu * l[0] ? 0 : mr_cone_distance(l, mu);
+  /* distance of c* = (x, s) to K*_mu = {mu s <= x} in closed form (it is outside only
+   * when c_N < 0): |c*| inside the polar cone x <= -s / mu, else the distance to the
+   * cone's surface line in the (x, s) plane, (mu s - x) / sqrt(1 + mu^2) */
   double dual = 0;
   if (c[0] < 0) {
-    double y[3] = {cs[0], cs[1], cs[2]};
-    mr_cone_project_dual(y, mu);
-    dual = sqrt((cs[0] - y[0]) * (cs[0] - y[0]) + (cs[1] - y[1]) * (cs[1] - y[1]) +
-                (cs[2] - y[2]) * (cs[2] - y[2]));
+    double x = cs[0];
+    if (mu <= 0) dual = -x;
+    else if (mu * x <= -sT) dual = mr_len2(x, sT);
+    else dual = (mu * sT - x) / sqrt(1 + mu * mu);
   }
   double compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
   return mr_maxd(primal, mr_maxd(dual, compl));
