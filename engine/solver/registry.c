@@ -17,7 +17,7 @@ void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);
 
 /* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table. */
 static const mr_solver_info mr_solvers[] = {
-    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, SOR (papers/002 Alg. 5)", mr_solve_pgs, 0},
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0},
     {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1},
     {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1},
     {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1},
