@@ -47,7 +47,7 @@
 
 /* Active-set refinement (active_set.h): first after MR_PGS_REFINE_FIRST sweeps (a warm
  * start usually has the right set by then), then every MR_PGS_REFINE_GAP sweeps while it
- * helps; each refinement that does not lower the residual doubles the gap, so a problem
+ * helps; each refinement that does not lower the residual quadruples the gap, so a problem
  * whose set keeps changing (an impact) spends its time sweeping. */
 #define MR_PGS_REFINE_FIRST 2
 #define MR_PGS_REFINE_GAP 8
