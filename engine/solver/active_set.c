@@ -35,17 +35,8 @@ typedef struct mr_unknown {
   double w1, w2;
 } mr_unknown;
 
-/* G_ij, from G or from the factored form G = J AJ^T. */
-static double mr_active_set_entry(const mr_problem *p, int i, int j) {
-  if (p->G) return p->G[(size_t)i * (size_t)p->nrow + (size_t)j];
-  const double *Ji = p->J + (size_t)i * (size_t)p->nv, *Aj = p->AJ + (size_t)j * (size_t)p->nv;
-  double s = 0;
-  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += Ji[p->nzind[t]] * Aj[p->nzind[t]];
-  return s;
-}
-
 static int mr_active_set_usable(const mr_problem *p, int i, double floor) {
-  return mr_active_set_entry(p, i, i) > floor;
+  return mr_problem_entry(p, i, i) > floor;
 }
 
 static int mr_active_set_sticks(const mr_problem *p, const double *lambda, int k) {
@@ -95,10 +86,10 @@ static int mr_active_set_unknowns(const mr_problem *p, const double *lambda, dou
 /* H_ab: the velocity of a's row per unit of unknown b. */
 static double mr_active_set_coupling(const mr_problem *p, const mr_unknown *a,
                                      const mr_unknown *b) {
-  double h = mr_active_set_entry(p, a->row, b->row);
+  double h = mr_problem_entry(p, a->row, b->row);
   if (b->slides)
-    h += b->w1 * mr_active_set_entry(p, a->row, b->row + 1) +
-         b->w2 * mr_active_set_entry(p, a->row, b->row + 2);
+    h += b->w1 * mr_problem_entry(p, a->row, b->row + 1) +
+         b->w2 * mr_problem_entry(p, a->row, b->row + 2);
   return h;
 }
 

@@ -181,23 +181,15 @@ typedef struct mr_pgs_sparse {
   double floor;
 } mr_pgs_sparse;
 
-/* G_ij = J_i . AJ_j over J_i's nonzeros. */
-static double mr_pgs_entry(const mr_problem *p, int i, int j) {
-  const double *Ji = p->J + (size_t)i * p->nv, *Aj = p->AJ + (size_t)j * p->nv;
-  double s = 0;
-  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += Ji[p->nzind[t]] * Aj[p->nzind[t]];
-  return s;
-}
-
 static void mr_pgs_diagonal(mr_pgs_sparse *s) {
   const mr_problem *p = s->p;
   const int base = p->neq + p->nlim;
   double maxdiag = 0;
-  for (int i = 0; i < base; i++) s->diag[i] = mr_pgs_entry(p, i, i);
+  for (int i = 0; i < base; i++) s->diag[i] = mr_problem_entry(p, i, i);
   for (int i = base; i < p->nrow; i += 3) {
-    double a = mr_pgs_entry(p, i + 1, i + 1), b = mr_pgs_entry(p, i + 1, i + 2);
-    double e = mr_pgs_entry(p, i + 2, i + 2);
-    s->diag[i] = mr_pgs_entry(p, i, i);
+    double a = mr_problem_entry(p, i + 1, i + 1), b = mr_problem_entry(p, i + 1, i + 2);
+    double e = mr_problem_entry(p, i + 2, i + 2);
+    s->diag[i] = mr_problem_entry(p, i, i);
     s->diag[i + 1] = 0.5 * (a + e) + mr_len2(0.5 * (a - e), b);
     s->diag[i + 2] = s->diag[i + 1];
   }

@@ -85,6 +85,14 @@ static inline void mr_problem_add_impulse(const mr_problem *p, double *dv, int r
   for (int i = s[0]; i < s[1]; i++) dv[i] += delta * a[i];
   for (int i = s[2]; i < s[3]; i++) dv[i] += delta * a[i];
 }
+/* G_ij: from G when the problem has it, else J_i . AJ_j over J_i's nonzeros. */
+static inline double mr_problem_entry(const mr_problem *p, int i, int j) {
+  if (p->G) return p->G[(size_t)i * (size_t)p->nrow + (size_t)j];
+  const double *Ji = p->J + (size_t)i * (size_t)p->nv, *Aj = p->AJ + (size_t)j * (size_t)p->nv;
+  double s = 0;
+  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += Ji[p->nzind[t]] * Aj[p->nzind[t]];
+  return s;
+}
 static inline double mr_problem_row_velocity(const mr_problem *p, const double *dv, int row) {
   const double *Jr = p->J + (size_t)row * p->nv;
   double s = p->g[row];
