@@ -448,43 +448,36 @@ static void mr_equality_rows_fill(const mr_model *m, const mr_data *d, mr_rows *
     }
 }
 
-/* Nonzero columns of each row: equality and limit rows by a scan, contact rows over their
- * bodies' dofs only (a scan of every row cost a quarter of humanoid100's step). dofs: 3 nv
- * ints of scratch. */
-static int mr_row_nonzeros(const mr_model *m, const mr_data *d, const mr_rows *r, int i,
-                           int *dofs, int *out) {
-  const double *Jr = r->J + (size_t)i * (size_t)r->nv;
-  int n = 0;
-  if (i < r->neq + r->nlim) {
-    for (int k = 0; k < r->nv; k++)
-      if (Jr[k] != 0) {
-        if (out) out[n] = k;
-        n++;
-      }
-    return n;
-  }
-  int ndof = mr_contact_dofs(m, &d->contact[r->id[i]], dofs);
-  for (int t = 0; t < ndof; t++)
-    if (Jr[dofs[t]] != 0) {
-      if (out) out[n] = dofs[t];
-      n++;
+/* Nonzero columns of every row, into r->nzadr and nzind (nzind NULL: count only); returns
+ * their total. Equality and limit rows are scanned; a contact's rows are read over its
+ * bodies' dofs only, listed once for its three rows (a scan of every row cost a quarter of
+ * humanoid100's step). dofs: 3 nv ints of scratch. */
+static int mr_rows_nonzeros(const mr_model *m, const mr_data *d, mr_rows *r, int *dofs,
+                            int *nzind) {
+  const int base = r->neq + r->nlim;
+  int nnz = 0, ncol = 0;
+  for (int i = 0; i < r->nrow; i++) {
+    const double *Jr = r->J + (size_t)i * (size_t)r->nv;
+    if (i >= base && (i - base) % 3 == 0) ncol = mr_contact_dofs(m, &d->contact[r->id[i]], dofs);
+    int n = i < base ? r->nv : ncol;
+    if (nzind) r->nzadr[i] = nnz;
+    for (int t = 0; t < n; t++) {
+      int k = i < base ? t : dofs[t];
+      if (Jr[k] == 0) continue;
+      if (nzind) nzind[nnz] = k;
+      nnz++;
     }
-  return n;
+  }
+  if (nzind) r->nzadr[r->nrow] = nnz;
+  return nnz;
 }
 
 static int mr_rows_sparsity(const mr_model *m, mr_data *d, mr_rows *r, int *dofs) {
   r->nzadr = mr_arena_ints(d, (size_t)r->nrow + 1);
   if (!r->nzadr) return -1;
-  int nnz = 0;
-  for (int i = 0; i < r->nrow; i++) nnz += mr_row_nonzeros(m, d, r, i, dofs, NULL);
-  r->nzind = mr_arena_ints(d, (size_t)nnz + 1);
+  r->nzind = mr_arena_ints(d, (size_t)mr_rows_nonzeros(m, d, r, dofs, NULL) + 1);
   if (!r->nzind) return -1;
-  nnz = 0;
-  for (int i = 0; i < r->nrow; i++) {
-    r->nzadr[i] = nnz;
-    nnz += mr_row_nonzeros(m, d, r, i, dofs, r->nzind + nnz);
-  }
-  r->nzadr[r->nrow] = nnz;
+  mr_rows_nonzeros(m, d, r, dofs, r->nzind);
   return 0;
 }
 
