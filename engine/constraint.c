@@ -348,6 +348,23 @@ static int mr_contact_separable(const mr_model *m, const mr_contact *c) {
   return m->body_rootid[c->body1] != m->body_rootid[c->body2];
 }
 
+/* The point whose relative velocity a contact's rows measure: on the surface of one of the
+ * two geoms (the world's when one of them is static, else geom1's), not at the midpoint
+ * between the surfaces where the contact is reported. It matters for redundant sets. A
+ * foot resting on four points gets twelve rows for six dofs; their targets (no slip, and
+ * the normal stabilization, linear in each point's depth) agree only if the points are
+ * fixed in one plane of one body. Midpoints sit depth/2 below the floor, each at its own
+ * height, so a foot that tilts to recover its penetration slips by omega x (depth
+ * difference)/2 at some points and not at others: the rows contradict each other by
+ * ~1e-5 m/s, the problem has no exact solution with all points sticking, and PGS crawled
+ * through 100 sweeps on half of the humanoid's steps. On the floor's surface the points
+ * are coplanar and the same steps converge in 2 sweeps plus one active-set solve. */
+void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]) {
+  /* the surfaces are at pos -/+ (dist/2) n, the normal pointing from geom1 to geom2 */
+  double side = m->body_weldid[c->body2] == 0 && m->body_weldid[c->body1] != 0 ? 0.5 : -0.5;
+  for (int a = 0; a < 3; a++) at[a] = c->pos[a] + side * c->dist * c->frame[a];
+}
+
 /* The dofs that move a contact's bodies (both chains to their roots), ascending and
  * without repeats; returns their count. Every other column of its rows is zero. */
 static int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
@@ -382,8 +399,10 @@ static void mr_contact_rows(const mr_model *m, mr_data *d, mr_rows *r, const int
     const mr_contact *c = &d->contact[ci];
     int row = r->neq + r->nlim + 3 * k;
     int ndof = mr_contact_dofs(m, c, dofs);
-    mr_jac_point_add(m, d, c->body2, c->pos, 1, jp, NULL);
-    mr_jac_point_add(m, d, c->body1, c->pos, -1, jp, NULL);
+    double at[3];
+    mr_contact_anchor(m, c, at);
+    mr_jac_point_add(m, d, c->body2, at, 1, jp, NULL);
+    mr_jac_point_add(m, d, c->body1, at, -1, jp, NULL);
     for (int a = 0; a < 3; a++) {
       double *Jr = r->J + (size_t)(row + a) * nv;
       const double *axis = c->frame + 3 * a;

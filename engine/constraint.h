@@ -164,6 +164,10 @@ size_t mr_constraint_arena_size(const mr_model *m);
 void mr_jac_point_add(const mr_model *m, const mr_data *d, int b, const double p[3], double scale,
                       double *jacp, double *jacr);
 
+/* The point a contact's rows measure the relative velocity at: on one geom's surface, not
+ * at the reported midpoint (constraint.c says why). */
+void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]);
+
 /* World pose of body b at the model's reference configuration qpos0 (no mr_data needed). */
 void mr_body_pose0(const mr_model *m, int b, double pos[3], double quat[4]);
 

@@ -148,8 +148,10 @@ static void test_jacobians(void) {
     mr_contact *cons = calloc((size_t)r->ncon, sizeof(mr_contact));
     for (int k = 0; k < r->ncon; k++) {
       cons[k] = d->contact[id[r->neq + r->nlim + 3 * k]];
-      to_body(d, cons[k].body1, cons[k].pos, pr.local[k][0]);
-      to_body(d, cons[k].body2, cons[k].pos, pr.local[k][1]);
+      double at[3];
+      mr_contact_anchor(m, &cons[k], at);
+      to_body(d, cons[k].body1, at, pr.local[k][0]);
+      to_body(d, cons[k].body2, at, pr.local[k][1]);
     }
     pr.contacts = cons;
     /* phi at the start: the rows' values */
