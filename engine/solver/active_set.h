@@ -2,10 +2,11 @@
  *
  * PGS finds which contacts push, stick or slide within a few sweeps, then spends most of
  * its sweeps converging linearly on values that one linear solve would give. Once the set
- * is guessed, mr_active_set_refine solves the equations that set implies exactly (the
- * "subspace minimization" of Silcowitz, Niebe and Erleben, 2010) and keeps the result only
- * if it lowers the NCP residual; PGS then goes on from whichever point is better. A wrong
- * guess therefore costs one solve and never makes the answer worse.
+ * is guessed, mr_active_set_refine solves the equations that set implies (the "subspace
+ * minimization" of Silcowitz, Niebe and Erleben, 2010), in a few Newton rounds that re-read
+ * the set and linearize sliding friction, and keeps the best point only if it lowers the
+ * NCP residual; PGS then goes on from whichever point is better. A wrong guess therefore
+ * costs a few solves and never makes the answer worse.
  */
 #ifndef MR_ACTIVE_SET_H
 #define MR_ACTIVE_SET_H
@@ -16,6 +17,12 @@
  * factorization grows as its cube, and on humanoid100's pile a solve of 160 unknowns cost
  * more sweeps than it saved. */
 #define MR_ACTIVE_SET_MAX 64
+
+/* Rounds of guess-and-solve per refinement: each re-reads the set from the last solution. */
+#define MR_ACTIVE_SET_ROUNDS 8
+
+/* Halvings of a round's step that does not lower the residual, before it is taken whole. */
+#define MR_ACTIVE_SET_HALVINGS 4
 
 /* Refines lambda (feasible: inside its cones and bounds) on its active set. c (nrow) holds
  * G lambda + g on entry and on return; dv (nv, velocity form: A^-1 J^T lambda) is kept in
