@@ -144,7 +144,8 @@ static void test_refused(mr_data *work) {
   for (int i = 0; i < 6; i++) MR_CHECK_NEAR(q.c[i], c[i], 1e-14);
   for (int k = 0; k < 2; k++) {
     MR_CHECK(lambda[3 * k] >= 0);
-    MR_CHECK(mr_len2(lambda[3 * k + 1], lambda[3 * k + 2]) <= mu[k] * lambda[3 * k] * (1 + 1e-12));
+    double friction = mr_len2(lambda[3 * k + 1], lambda[3 * k + 2]);
+    MR_CHECK(friction <= mu[k] * lambda[3 * k] * (1 + 1e-12));
   }
 }
 

@@ -206,7 +206,8 @@ static int mr_active_set_factor(double *H, int m, double *diag, unsigned char *d
   return kept;
 }
 
-/* x solves H x = -(the equations' residuals) on the kept unknowns (dropped ones: x = 0), H factored. */
+/* x solves H x = -(the equations' residuals) on the kept unknowns (dropped ones: x = 0),
+ * H factored. */
 static void mr_active_set_solve(const double *H, const unsigned char *dropped,
                                 const double *lambda, const double *c, const mr_unknown *u,
                                 int m, double *x) {
@@ -228,11 +229,11 @@ static void mr_active_set_solve(const double *H, const unsigned char *dropped,
   }
 }
 
-/* lambda += x on the unknowns, then back into the bounds: limits and normals non-negative,
- * tangents into their disk. */
-static void mr_active_set_apply(const mr_problem *p, const mr_unknown *u, int m,
+/* lambda += alpha x on the unknowns, then back into the bounds: limits and normals
+ * non-negative, tangents into their disk. */
+static void mr_active_set_apply(const mr_problem *p, const mr_unknown *u, int m, double alpha,
                                 const double *x, double *lambda) {
-  for (int a = 0; a < m; a++) lambda[u[a].row] += x[a];
+  for (int a = 0; a < m; a++) lambda[u[a].row] += alpha * x[a];
   mr_project_bounds(p, lambda);
 }
 
@@ -277,7 +278,8 @@ static int mr_active_set_alloc(mr_active_set *s, const mr_problem *p, mr_data *w
   s->old = mr_arena_doubles(work, state);
   s->best = mr_arena_doubles(work, state);
   s->dropped = mr_arena_alloc(work, m);
-  return s->u && s->last && s->g.slot && s->g.G && s->H && s->x && s->diag && s->old && s->best && s->dropped;
+  return s->u && s->last && s->g.slot && s->g.G && s->H && s->x && s->diag && s->old &&
+         s->best && s->dropped;
 }
 
 /* (lambda, c, dv) into or out of a saved state. */
@@ -308,12 +310,10 @@ static int mr_active_set_factored(const mr_active_set *s, int m) {
 }
 
 /* lambda = old + alpha x (projected), and c, dv with it; returns the residual there. */
-static double mr_active_set_move(const mr_problem *p, mr_active_set *s, int m, double alpha,
+static double mr_active_set_move(const mr_problem *p, const mr_active_set *s, int m, double alpha,
                                  double *lambda, double *c, double *dv) {
   mr_active_set_load(p, s->old, lambda, c, dv);
-  for (int a = 0; a < m; a++) s->x[a] *= alpha;
-  mr_active_set_apply(p, s->u, m, s->x, lambda);
-  for (int a = 0; a < m; a++) s->x[a] /= alpha;
+  mr_active_set_apply(p, s->u, m, alpha, s->x, lambda);
   mr_active_set_velocity(p, s->old, lambda, c, dv);
   return mr_ncp_residual(p, lambda, c);
 }

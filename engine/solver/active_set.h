@@ -21,7 +21,8 @@
 /* Rounds of guess-and-solve per refinement: each re-reads the set from the last solution. */
 #define MR_ACTIVE_SET_ROUNDS 8
 
-/* Halvings of a round's step that does not lower the residual, before it is taken whole. */
+/* Halvings of a round's step that does not lower the residual, before the round gives up
+ * (and the refinement ends at its best point). */
 #define MR_ACTIVE_SET_HALVINGS 4
 
 /* Refines lambda (feasible: inside its cones and bounds) on its active set. c (nrow) holds
