@@ -13,7 +13,8 @@
  * dense (nrow^2) and exactly symmetric, each entry once from the sparse row of J and
  * mirrored. It may be singular (redundant rows: a planar four-bar's out-of-plane row, four
  * coplanar box contacts); regularizing it is the business of the solvers that factor it.
- * PGS works from J and AJ directly (velocity form), O(nnz) per sweep instead of O(nrow^2).
+ * PGS works from J and AJ directly (velocity form), O(nnz) per sweep instead of O(nrow^2),
+ * unless the problem is small enough that G is cheaper (mr_dense_pays): then it gets G too.
  */
 #include <math.h>
 #include <string.h>
@@ -21,6 +22,11 @@
 
 #include "arena.h"
 #include "constraint.h"
+
+/* G is formed for the solvers that can do without it when nrow^2 <= this times the
+ * velocity form's per-sweep work (mr_dense_pays). 1 was the fastest of {1, 3, never} on
+ * both bench models; "always" is 1.5x slower on humanoid100. */
+#define MR_DENSE_G_FACTOR 1.0
 
 /* Dof range [lo, hi) of the kinematic tree of each dof: M is block diagonal over the trees
  * below the world, and a tree's dofs are contiguous (depth-first order), so A^-1 J^T of a
@@ -59,17 +65,24 @@ static void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, i
   }
 }
 
-/* AJ row j = A^-1 J_j^T, solved only over the row's tree ranges. */
+/* AJ row j = A^-1 J_j^T, solved only over the row's tree ranges; consecutive rows with the
+ * same ranges (a contact's three, a foot's several contacts) are solved together. */
 static void mr_delassus_AJ(const mr_model *m, mr_data *d, const mr_rows *r, const int *span,
                            double *AJ) {
   const int nv = m->nv;
   for (int j = 0; j < r->nrow; j++) {
     double *x = AJ + (size_t)j * nv;
-    const int *s = span + 4 * j;
     memset(x, 0, (size_t)nv * sizeof(double));
     for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) x[r->nzind[t]] = r->J[(size_t)j * nv + r->nzind[t]];
-    mr_solve_mass_span(m, d, x, s[0], s[1]);
-    if (s[3] > s[2]) mr_solve_mass_span(m, d, x, s[2], s[3]);
+  }
+  for (int j = 0; j < r->nrow;) {
+    const int *s = span + 4 * j;
+    int k = j + 1;
+    while (k < r->nrow && !memcmp(span + 4 * k, s, 4 * sizeof(int))) k++;
+    double *x = AJ + (size_t)j * nv;
+    mr_solve_mass_rows(m, d, x, k - j, s[0], s[1]);
+    if (s[3] > s[2]) mr_solve_mass_rows(m, d, x, k - j, s[2], s[3]);
+    j = k;
   }
 }
 
@@ -112,19 +125,38 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
   p->max_iter = cap < 1 ? 1 : (cap > MR_MAX_ITER_CAP ? MR_MAX_ITER_CAP : cap);
 }
 
+/* Whether G pays for itself with a solver that can work without it. A sweep in the velocity
+ * form costs about the row's tree span plus its nonzeros per row, one over G about nrow
+ * per row, and forming G about nrow nnz / 2 per row once. Few rows on one deep tree (a
+ * humanoid standing or lying: ~25 rows on 27 dofs) run faster over G, the more so as the
+ * active-set refinement then reads its entries instead of computing them (14% of the
+ * humanoid's step); a pile of free bodies with hundreds of rows, each on 6 or 12 dofs,
+ * runs far faster without. */
+static int mr_dense_pays(const mr_rows *r, const int *span) {
+  const int n = r->nrow;
+  double sparse = 0;
+  for (int i = 0; i < n; i++) {
+    const int *s = span + 4 * i;
+    sparse += (s[1] - s[0]) + (s[3] - s[2]) + (r->nzadr[i + 1] - r->nzadr[i]);
+  }
+  return (double)n * n <= MR_DENSE_G_FACTOR * sparse;
+}
+
 static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
                             int dense, mr_problem *p) {
   const int nv = m->nv, n = r->nrow;
-  double *G = dense ? mr_arena_doubles(d, (size_t)n * n) : NULL;
   double *AJ = mr_arena_doubles(d, (size_t)n * nv);
   double *g = mr_arena_doubles(d, (size_t)n);
   double *R = mr_arena_doubles(d, (size_t)n);
   int *span = mr_arena_ints(d, 4 * (size_t)n);
   int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
-  if ((dense && !G) || !AJ || !g || !R || !span || !lo || !hi) return -1;
+  if (!AJ || !g || !R || !span || !lo || !hi) return -1;
 
   mr_tree_ranges(m, lo, hi);
   for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
+  dense = dense || mr_dense_pays(r, span);
+  double *G = dense ? mr_arena_doubles(d, (size_t)n * n) : NULL;
+  if (dense && !G) return -1;
   mr_delassus_AJ(m, d, r, span, AJ);
   if (dense) mr_delassus_dense(r, AJ, G);
   for (int i = 0; i < n; i++) {

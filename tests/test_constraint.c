@@ -13,6 +13,7 @@
 #include "constraint.h"
 #include "mr_math.h"
 #include "mr_test.h"
+#include "solver/solver.h"
 #include "spatial.h"
 
 /* A free box near the floor carrying a hinge, a ball and a slide; a second hinged body;
@@ -306,9 +307,68 @@ static void test_bias(void) {
   mr_model_free(m);
 }
 
+/* A box resting on the floor (four contacts: a hyperstatic set) carrying an arm held
+ * against its limit by the limit margin. */
+static const char *pgs_forms_xml =
+    "<mujoco model='forms'>\n"
+    "  <worldbody>\n"
+    "    <geom type='plane' size='5 5 .1'/>\n"
+    "    <body pos='0 0 .099' euler='0 0 20'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='box' size='.2 .1 .1'/>\n"
+    "      <body pos='.2 0 .1'>\n"
+    "        <joint type='hinge' axis='0 1 0' range='-.1 .1' limited='true' margin='1'/>\n"
+    "        <geom type='capsule' size='.03' fromto='0 0 0 .3 0 .1' contype='0' conaffinity='0'/>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+/* pgs's two forms (over G, and the velocity form over J and AJ that big scenes get) are
+ * one iteration: on the same problem they converge to the same impulses. */
+static void test_pgs_forms(void) {
+  mr_model *m = load_string(pgs_forms_xml);
+  MR_REQUIRE(m);
+  mr_data *d = mr_data_create(m);
+  srand(5);
+  mr_forward(m, d);
+  mr_rows *r = mr_constraint_rows(d);
+  MR_REQUIRE(r && r->ncon >= 4 && r->nlim > 0);
+  const int n = r->nrow, pgs = mr_solver_find("pgs");
+  MR_REQUIRE(pgs >= 0);
+  double *v_free = mr_arena_doubles(d, (size_t)m->nv), *AJ;
+  MR_REQUIRE(v_free);
+  for (int i = 0; i < m->nv; i++) v_free[i] = 0.1 * urand();
+  mr_problem p;
+  MR_REQUIRE(mr_delassus_build(m, d, r, v_free, &p, &AJ) == 0);
+  p.tol = 1e-12;
+  p.max_iter = MR_MAX_ITER_CAP;
+  double *lambda[2], *c[2];
+  for (int form = 0; form < 2; form++) {
+    mr_problem q = p;
+    if (form) q.G = NULL;
+    lambda[form] = calloc((size_t)n, sizeof(double));
+    c[form] = calloc((size_t)n, sizeof(double));
+    mr_solver_out out = {.lambda = lambda[form], .c = c[form]};
+    mr_solver_get(pgs)->solve(&q, &out, d);
+    MR_CHECK_MSG(out.status == MR_SOLVER_CONVERGED, "form %d: status %d residual %g", form,
+                 out.status, out.residual);
+  }
+  double scale = 0, diff = 0;
+  for (int i = 0; i < n; i++) {
+    scale = fmax(scale, fabs(lambda[0][i]));
+    diff = fmax(diff, fabs(lambda[0][i] - lambda[1][i]));
+  }
+  MR_CHECK_MSG(scale > 0 && diff < 1e-6 * scale, "|lambda_G - lambda_AJ| %g of %g", diff, scale);
+  for (int form = 0; form < 2; form++) free(lambda[form]), free(c[form]);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 int main(void) {
   test_jacobians();
   test_delassus();
   test_bias();
+  test_pgs_forms();
   MR_TEST_END();
 }

@@ -16,9 +16,10 @@
  * Jacobian) are skipped. After each sweep the shared NCP residual (metrics.c) decides
  * convergence.
  *
- * Two forms of the same iteration. With G (hand-built problems, tests) c is kept up to
- * date through G's rows, O(nrow^2) per sweep. In the pipeline G is never formed (the
- * registry says dense_G = 0): the velocity change dv = A^-1 J^T lambda is kept instead,
+ * Two forms of the same iteration. With G (small problems: the pipeline forms G when it
+ * costs less than the velocity form, delassus.c; hand-built problems) c is kept up to
+ * date through G's rows, O(nrow^2) per sweep. Without G (the registry says dense_G = 0,
+ * and big scenes do not get it): the velocity change dv = A^-1 J^T lambda is kept instead,
  * a row's velocity is c_i = g_i + J_i dv over J_i's nonzeros, and a change of lambda_i
  * adds delta A^-1 J_i^T over the row's kinematic trees -- O(nnz) per sweep, which is what
  * makes a pile of hundreds of contacts affordable (ODE and Bullet iterate this way). Only

@@ -43,7 +43,7 @@ typedef struct mr_problem {
 
   const double *J;      /* nrow x nv, row-major */
   const double *G;      /* nrow x nrow, row-major: J A^-1 J^T (A = M, or M + dt D ...);
-                           NULL for solvers with dense_G = 0 */
+                           NULL only for solvers with dense_G = 0, on big problems */
   const double *g;      /* nrow: free constraint velocity plus bias */
   const double *R;      /* nrow: regularization/compliance; 0 for rigid rows (soft, sap) */
   const double *mu;     /* ncon: friction coefficient of contact k */
@@ -108,7 +108,7 @@ typedef struct mr_solver_info {
   char hotkey;             /* the viewer's key */
   const char *description; /* one line */
   mr_solver_fn solve;
-  int dense_G;             /* 1: needs p->G; 0: works from J and AJ (cheaper for big scenes) */
+  int dense_G;             /* 1: needs p->G; 0: also works from J and AJ (big scenes) */
 } mr_solver_info;
 
 /* The registry (engine/solver/registry.c): one line per solver. */
