@@ -186,8 +186,8 @@ int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const dou
 
 /* x = A^-1 x over the dofs [lo, hi) only, which must be whole kinematic trees (crba.c). */
 void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi);
-/* The same for n vectors stored one after another (stride nv), all over [lo, hi). */
-void mr_solve_mass_rows(const mr_model *m, const mr_data *d, double *x, int n, int lo, int hi);
+/* The same for n vectors at once, stored by dof: X[(i - lo) n + r] is dof i of vector r. */
+void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, int lo, int hi);
 
 /* ------------------------------------------------------------------ metrics (metrics.c) */
 

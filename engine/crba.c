@@ -74,31 +74,57 @@ void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping) {
  * x <- L^-1 x from the roots down; over [lo, hi) only, which is exact when the range holds
  * whole trees (ancestors never leave it). */
 void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
-  mr_solve_mass_rows(m, d, x, 1, lo, hi);
-}
-
-/* The same for n vectors of stride nv. The sweep from the roots down is a chain of
- * dependent multiply-subtracts per vector (each dof waits on its ancestors), so it runs
- * over all vectors at once: their chains interleave instead of stalling one by one, which
- * is most of the time of the Delassus rows on a deep tree such as the humanoid. */
-void mr_solve_mass_rows(const mr_model *m, const mr_data *d, double *x, int n, int lo, int hi) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid, nv = m->nv;
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
   const double *LD = d->qLD, *Dinv = d->qLDiagInv;
-  for (int r = 0; r < n; r++) {
-    double *xr = x + (size_t)r * nv;
-    for (int i = hi - 1; i >= lo; i--) {
-      double xi = xr[i];
-      if (xi == 0) continue;
-      int adr = Madr[i] + 1;
-      for (int j = parent[i]; j >= 0; j = parent[j]) xr[j] -= LD[adr++] * xi;
-    }
-    for (int i = lo; i < hi; i++) xr[i] *= Dinv[i];
+  for (int i = hi - 1; i >= lo; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= LD[adr++] * xi;
   }
+  for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
   for (int i = lo; i < hi; i++) {
     int adr = Madr[i] + 1;
+    double xi = x[i];
+    for (int j = parent[i]; j >= 0; j = parent[j]) xi -= LD[adr++] * x[j];
+    x[i] = xi;
+  }
+}
+
+static int mr_all_zero(const double *x, int n) {
+  for (int r = 0; r < n; r++)
+    if (x[r] != 0) return 0;
+  return 1;
+}
+
+/* The same sweeps for n vectors at once, stored by dof: X[(i - lo) n + r] is dof i of
+ * vector r. One vector's sweep is a chain of dependent multiply-adds along the tree; over
+ * a block, every step of the chain is an axpy of length n that vectorizes, which is most
+ * of the time of the Delassus rows on a deep tree such as the humanoid's. */
+void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, int lo, int hi) {
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const double *LD = d->qLD, *Dinv = d->qLDiagInv;
+  for (int i = hi - 1; i >= lo; i--) {
+    const double *restrict xi = X + (size_t)(i - lo) * n;
+    if (mr_all_zero(xi, n)) continue; /* off the rows' chains */
+    int adr = Madr[i] + 1;
     for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
+      double *restrict xj = X + (size_t)(j - lo) * n;
       const double l = LD[adr];
-      for (int r = 0; r < n; r++) x[(size_t)r * nv + i] -= l * x[(size_t)r * nv + j];
+      for (int r = 0; r < n; r++) xj[r] -= l * xi[r];
+    }
+  }
+  for (int i = lo; i < hi; i++) {
+    double *xi = X + (size_t)(i - lo) * n;
+    for (int r = 0; r < n; r++) xi[r] *= Dinv[i];
+  }
+  for (int i = lo; i < hi; i++) {
+    double *restrict xi = X + (size_t)(i - lo) * n;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
+      const double *restrict xj = X + (size_t)(j - lo) * n;
+      const double l = LD[adr];
+      for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
     }
   }
 }

@@ -28,6 +28,10 @@
  * both bench models; "always" is 1.5x slower on humanoid100. */
 #define MR_DENSE_G_FACTOR 1.0
 
+/* Rows solved together for AJ (mr_delassus_AJ): enough for a humanoid's contact set, and
+ * a bounded scratch (MR_AJ_BLOCK nv doubles) however many rows a pile has. */
+#define MR_AJ_BLOCK 32
+
 /* Dof range [lo, hi) of the kinematic tree of each dof: M is block diagonal over the trees
  * below the world, and a tree's dofs are contiguous (depth-first order), so A^-1 J^T of a
  * row is nonzero only inside the ranges of the trees the row touches. */
@@ -65,23 +69,34 @@ static void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, i
   }
 }
 
+/* Rows [j, k) of AJ over the dofs [lo, hi): their J entries there, transposed into the
+ * dof-major block X, solved together, copied back. */
+static void mr_delassus_block(const mr_model *m, mr_data *d, const mr_rows *r, int j, int k,
+                              int lo, int hi, double *X, double *AJ) {
+  const int nv = m->nv, n = k - j;
+  memset(X, 0, (size_t)n * (size_t)(hi - lo) * sizeof(double));
+  for (int row = j; row < k; row++)
+    for (int t = r->nzadr[row]; t < r->nzadr[row + 1]; t++) {
+      int i = r->nzind[t];
+      if (i >= lo && i < hi) X[(size_t)(i - lo) * n + (row - j)] = r->J[(size_t)row * nv + i];
+    }
+  mr_solve_mass_block(m, d, X, n, lo, hi);
+  for (int row = j; row < k; row++)
+    for (int i = lo; i < hi; i++) AJ[(size_t)row * nv + i] = X[(size_t)(i - lo) * n + (row - j)];
+}
+
 /* AJ row j = A^-1 J_j^T, solved only over the row's tree ranges; consecutive rows with the
- * same ranges (a contact's three, a foot's several contacts) are solved together. */
+ * same ranges (a contact's three, a foot's several contacts), up to MR_AJ_BLOCK of them,
+ * are solved together. X: MR_AJ_BLOCK nv doubles of scratch. */
 static void mr_delassus_AJ(const mr_model *m, mr_data *d, const mr_rows *r, const int *span,
-                           double *AJ) {
-  const int nv = m->nv;
-  for (int j = 0; j < r->nrow; j++) {
-    double *x = AJ + (size_t)j * nv;
-    memset(x, 0, (size_t)nv * sizeof(double));
-    for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) x[r->nzind[t]] = r->J[(size_t)j * nv + r->nzind[t]];
-  }
+                           double *X, double *AJ) {
+  memset(AJ, 0, (size_t)r->nrow * (size_t)m->nv * sizeof(double));
   for (int j = 0; j < r->nrow;) {
     const int *s = span + 4 * j;
     int k = j + 1;
-    while (k < r->nrow && !memcmp(span + 4 * k, s, 4 * sizeof(int))) k++;
-    double *x = AJ + (size_t)j * nv;
-    mr_solve_mass_rows(m, d, x, k - j, s[0], s[1]);
-    if (s[3] > s[2]) mr_solve_mass_rows(m, d, x, k - j, s[2], s[3]);
+    while (k < r->nrow && k - j < MR_AJ_BLOCK && !memcmp(span + 4 * k, s, 4 * sizeof(int))) k++;
+    mr_delassus_block(m, d, r, j, k, s[0], s[1], X, AJ);
+    if (s[3] > s[2]) mr_delassus_block(m, d, r, j, k, s[2], s[3], X, AJ);
     j = k;
   }
 }
@@ -150,14 +165,15 @@ static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, con
   double *R = mr_arena_doubles(d, (size_t)n);
   int *span = mr_arena_ints(d, 4 * (size_t)n);
   int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
-  if (!AJ || !g || !R || !span || !lo || !hi) return -1;
+  double *X = mr_arena_doubles(d, (size_t)MR_AJ_BLOCK * nv);
+  if (!AJ || !g || !R || !span || !lo || !hi || !X) return -1;
 
   mr_tree_ranges(m, lo, hi);
   for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
   dense = dense || mr_dense_pays(r, span);
   double *G = dense ? mr_arena_doubles(d, (size_t)n * n) : NULL;
   if (dense && !G) return -1;
-  mr_delassus_AJ(m, d, r, span, AJ);
+  mr_delassus_AJ(m, d, r, span, X, AJ);
   if (dense) mr_delassus_dense(r, AJ, G);
   for (int i = 0; i < n; i++) {
     const double *Ji = r->J + (size_t)i * nv;
