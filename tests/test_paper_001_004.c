@@ -116,14 +116,13 @@ static void test_balls_in_box(void) {
         int med = balls_run(m, d, nbs[b], &ncon, &unconverged);
         median_sum += med, ncon_sum += ncon;
         if (med > worst) worst = med;
+        /* issue 4 test 4: every run's median in the range of papers/001 Table 1 (2.6 to
+         * 16.2 there). The steps that do not converge are mostly local minima of |r|: g
+         * carries the stabilization bias, which need not lie in range(A) when a ball is
+         * wedged in a corner or a pile has redundant contacts (see engine/solver/implicit.c). */
+        MR_CHECK_MSG(med <= 20, "seed %d, mu %g, %d balls: median iterations per step %d", seed,
+                     mus[a], nbs[b], med);
       }
-      /* issue 4 test 4: not yet met: the per-run check `median <= 20` fails for 8 of the
-       * 120 runs (worst medians 29 at mu 0.5 and 15 balls, 24 at mu 2 and 10 balls, 26 at
-       * mu 2 and 15 balls: implicit's Gauss-Newton stalls on cone/plane edges, see the
-       * not-converged counts). The table's own quantity, the mean over seeds of the
-       * per-run medians, is checked instead (measured 0.1 to 10.9; papers/001: 2.6 to 16.2). */
-      MR_CHECK_MSG(median_sum / BALLS_SEEDS <= 20, "mu %g, %d balls: mean median iterations %g",
-                   mus[a], nbs[b], median_sum / BALLS_SEEDS);
       printf("  n_b %2d: %4.1f [%2d] (%4.1f) {%d}", nbs[b], median_sum / BALLS_SEEDS, worst,
              ncon_sum / BALLS_SEEDS, unconverged);
     }

@@ -32,7 +32,8 @@ static inline double mr_maxd(double a, double b) { return (a > b || isnan(a)) ? 
 
 typedef enum mr_solver_status {
   MR_SOLVER_CONVERGED = 0,
-  MR_SOLVER_MAX_ITER = 1, /* hit the iteration cap before the tolerance */
+  MR_SOLVER_MAX_ITER = 1, /* stopped short of the tolerance: at the iteration cap, or at
+                             a point the method cannot leave (implicit's local minima) */
   MR_SOLVER_FAILED = 2    /* numerical failure (non-finite, singular, arena exhausted) */
 } mr_solver_status;
 
