@@ -28,6 +28,7 @@ static const sample samples[] = {
     {MOREAU_SOURCE_DIR "/models/double_pendulum.xml", 5},
     {MOREAU_SOURCE_DIR "/models/free_body.xml", 5},
     {MOREAU_SOURCE_DIR "/models/fourbar.xml", 5},
+    {MOREAU_SOURCE_DIR "/models/slider_crank.xml", 5},
     {MOREAU_SOURCE_DIR "/models/sliding_cube.xml", 5},
     {MOREAU_SOURCE_DIR "/models/arm3.urdf", 5},
     {MOREAU_SOURCE_DIR "/models/balls_in_box.xml", 5},
