@@ -70,43 +70,24 @@ void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping) {
   for (int i = 0; i < nv; i++) d->qLDiagInv[i] = 1.0 / LD[Madr[i]];
 }
 
-/* x <- L^-T x from the leaves up (each entry pushed into its ancestors), x <- D^-1 x, then
- * x <- L^-1 x from the roots down; over [lo, hi) only, which is exact when the range holds
- * whole trees (ancestors never leave it). */
-void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
-  const double *LD = d->qLD, *Dinv = d->qLDiagInv;
-  for (int i = hi - 1; i >= lo; i--) {
-    double xi = x[i];
-    if (xi == 0) continue;
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= LD[adr++] * xi;
-  }
-  for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
-  for (int i = lo; i < hi; i++) {
-    int adr = Madr[i] + 1;
-    double xi = x[i];
-    for (int j = parent[i]; j >= 0; j = parent[j]) xi -= LD[adr++] * x[j];
-    x[i] = xi;
-  }
-}
-
 static int mr_all_zero(const double *x, int n) {
   for (int r = 0; r < n; r++)
     if (x[r] != 0) return 0;
   return 1;
 }
 
-/* The same sweeps for n vectors at once, stored by dof: X[(i - lo) n + r] is dof i of
- * vector r. One vector's sweep is a chain of dependent multiply-adds along the tree; over
- * a block, every step of the chain is an axpy of length n that vectorizes, which is most
- * of the time of the Delassus rows on a deep tree such as the humanoid's. */
+/* X <- L^-T X from the leaves up (each entry pushed into its ancestors), X <- D^-1 X, then
+ * X <- L^-1 X from the roots down; over [lo, hi) only, which is exact when the range holds
+ * whole trees (ancestors never leave it). n vectors at once, stored by dof: X[(i - lo) n
+ * + r] is dof i of vector r. One vector's sweep is a chain of dependent multiply-adds along
+ * the tree; over a block, every step of the chain is an axpy of length n that vectorizes,
+ * which is most of the time of the Delassus rows on a deep tree such as the humanoid's. */
 void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, int lo, int hi) {
   const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
   const double *LD = d->qLD, *Dinv = d->qLDiagInv;
   for (int i = hi - 1; i >= lo; i--) {
     const double *restrict xi = X + (size_t)(i - lo) * n;
-    if (mr_all_zero(xi, n)) continue; /* off the rows' chains */
+    if (mr_all_zero(xi, n)) continue; /* off the chains of the vectors' nonzeros */
     int adr = Madr[i] + 1;
     for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
       double *restrict xj = X + (size_t)(j - lo) * n;
@@ -127,6 +108,11 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
       for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
     }
   }
+}
+
+/* One vector is a block of width 1 whose dof i sits at x + i. */
+void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
+  mr_solve_mass_block(m, d, x + lo, 1, lo, hi);
 }
 
 void mr_solve_mass(const mr_model *m, const mr_data *d, double *x, const double *b, int n) {

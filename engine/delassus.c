@@ -144,8 +144,8 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
  * form costs about the row's tree span plus its nonzeros per row, one over G about nrow
  * per row, and forming G about nrow nnz / 2 per row once. Few rows on one deep tree (a
  * humanoid standing or lying: ~25 rows on 27 dofs) run faster over G, the more so as the
- * active-set refinement then reads its entries instead of computing them (14% of the
- * humanoid's step); a pile of free bodies with hundreds of rows, each on 6 or 12 dofs,
+ * active-set refinement then reads its entries instead of computing them (the humanoid's
+ * step took 14% less time); a pile of free bodies with hundreds of rows, each on 6 or 12 dofs,
  * runs far faster without. */
 static int mr_dense_pays(const mr_rows *r, const int *span) {
   const int n = r->nrow;
