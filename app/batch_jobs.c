@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "record.h"
-#include "record_contacts.h"
+#include "engine/core/error.h"
+#include "engine/record/record.h"
+#include "engine/record/record_contacts.h"
 
 enum { MAX_COLUMNS = 32, MAX_ARGS = 2 * MAX_COLUMNS + 4 };
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "engine/core/error.h"
 #include "json.h"
 
 typedef enum field_type { FIELD_TEXT, FIELD_LONG, FIELD_DOUBLE } field_type;

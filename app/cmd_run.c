@@ -12,8 +12,8 @@
 #include "json.h"
 #include "options.h"
 #include "progress.h"
-#include "record.h"
-#include "record_contacts.h"
+#include "engine/record/record.h"
+#include "engine/record/record_contacts.h"
 #include "simulate.h"
 
 typedef struct run_context {

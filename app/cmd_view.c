@@ -23,7 +23,7 @@ int mr_cmd_view(int argc, char **argv) {
 
 #include <time.h>
 
-#include "viewer.h"
+#include "render/viewer.h"
 
 enum { MAX_SCRIPTED_KEYS = 256 };
 

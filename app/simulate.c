@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctrl_schedule.h"
+#include "engine/record/ctrl_schedule.h"
 #include "progress.h"
-#include "record.h"
-#include "record_contacts.h"
-#include "recording.h"
+#include "engine/record/record.h"
+#include "engine/record/record_contacts.h"
+#include "engine/record/recording.h"
 
 typedef struct sim_context {
   const mr_cli_options *o;

@@ -8,7 +8,7 @@
  * CPU clock a few times.
  *
  * Accuracy is measured the same way for both engines, with the definitions of
- * engine/metrics.c (L-infinity over rows, max over the steps):
+ * engine/constraint/metrics.c (L-infinity over rows, max over the steps):
  *   lambda  impulses: MuJoCo's contact forces in the contact frame (mj_contactForce, which
  *           also turns pyramidal-cone rows into normal + tangential force) times dt, and
  *           its joint-limit forces (efc_force) times dt;
@@ -44,9 +44,9 @@
 #include <mujoco/mujoco.h>
 
 #include "bench_common.h"
-#include "constraint.h"
+#include "engine/constraint/constraint.h"
 #include "moreau.h"
-#include "solver/solver.h"
+#include "engine/solver/solver.h"
 
 enum { MAX_SOLVERS = 32 };
 
@@ -88,7 +88,7 @@ static void accuracy_max(accuracy *a, const accuracy *b) {
   a->penetration = fmax(a->penetration, b->penetration);
 }
 
-/* Moreau's stabilization bias of a unilateral row with gap phi (engine/constraint.c): its
+/* Moreau's stabilization bias of a unilateral row with gap phi (engine/constraint/constraint.c): its
  * c = J v + bias, so MuJoCo's velocities get the same term from MuJoCo's own distances,
  * and both engines' impulses are judged as solutions of the same problem. */
 static double unilateral_bias(double phi, double erp, double dt) {
@@ -96,7 +96,7 @@ static double unilateral_bias(double phi, double erp, double dt) {
   return phi > -MR_RECOVERY_DEPTH ? erp * phi / dt : 0;
 }
 
-/* engine/metrics.c's per-contact definitions. */
+/* engine/constraint/metrics.c's per-contact definitions. */
 static void contact_errors(const double l[3], const double c[3], double mu, accuracy *e) {
   double sT = hypot(c[1], c[2]);
   double cs[3] = {c[0] + mu * sT, c[1], c[2]}, y[3] = {cs[0], cs[1], cs[2]};
@@ -384,7 +384,7 @@ int main(int argc, char **argv) {
          "iters = mean solver iterations per step; solver = share of Moreau's step time in the "
          "solver (d->metrics.solver_time; the rest: collision, rows, Delassus, dynamics).\n"
          "primal, dual, compl (N s m/s): the NCP "
-         "residuals of engine/metrics.c, max over steps; penetr: max penetration (m); mean pen: "
+         "residuals of engine/constraint/metrics.c, max over steps; penetr: max penetration (m); mean pen: "
          "its per-step max, averaged over the steps (m).\n"
          "cap@K = K steps ended at the solver's iteration cap (or failed).\n");
   return failures ? 1 : 0;

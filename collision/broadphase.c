@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "filter.h"
 #include "narrowphase.h"
 

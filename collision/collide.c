@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "broadphase.h"
 #include "contact.h"
 #include "filter.h"

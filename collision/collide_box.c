@@ -2,7 +2,7 @@
  * and the other box pairs go through the general path and face clipping (manifold.c). */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin,

@@ -3,7 +3,7 @@
  * points, at the ends of the overlap (features 0 and 1), so they do not roll on one point. */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 /* Closest points of segments p + s e (s in [0,1]) and q + t f (t in [0,1]); robust to

@@ -24,7 +24,7 @@
 #include <ccd/ccd.h>
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 #if !defined(CCD_DOUBLE)

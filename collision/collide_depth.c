@@ -26,7 +26,7 @@
  * local minimum nearest it, as the MPR refinement it replaces did. */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 #define MR_NEWTON_ITERS 40

@@ -6,7 +6,7 @@
  * below) and convex mesh (the hull vertices below the margin, reduced). */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 /* Signed height of p above the plane. */

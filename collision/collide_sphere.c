@@ -2,7 +2,7 @@
  * the general path). */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 /* The contact of two spheres (centers ca, cb, radii ra, rb). Coincident centers get the

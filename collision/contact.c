@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 static double mix_max(double a, double b) { return a > b ? a : b; }
 

@@ -9,7 +9,7 @@
  *            solref is in MuJoCo's direct form (first entry <= 0) the elementwise minimum;
  *   solimp   weighted by the same w.
  * URDF models use the same rule; URDF has no friction tag, so URDF geoms carry MuJoCo's
- * default (1, 0.005, 0.0001) set by the loader (engine/urdf_geom.c).
+ * default (1, 0.005, 0.0001) set by the loader (engine/io/urdf_geom.c).
  * Explicit <pair>s use the pair's own condim, friction (5), margin, solref and solimp.
  *
  * The frame built here is the deterministic one from the normal alone; persistence

@@ -1,7 +1,7 @@
 /* Contact filtering: see filter.h for the rules and where they come from. */
 #include "filter.h"
 
-#include "arena.h"
+#include "engine/core/arena.h"
 
 /* ------------------------------------------------------------------ sorted keys */
 

@@ -17,7 +17,7 @@
  * so the same geometric point gets the same id from step to step. */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shape.h"
 
 #define MR_FEAT_CAP 32  /* vertices of one support feature */

@@ -4,7 +4,7 @@
  * order is restored by flipping the normals, so they always point from g1 to g2. */
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "narrowphase.h"
 #include "shape.h"
 

@@ -4,10 +4,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "contact.h"
 #include "filter.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 #define PERSIST_INDEX_BITS 22
 #define PERSIST_GEOM_BITS 21

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 void mr_shape_make(const mr_model *m, const mr_data *d, int g, mr_shape *s) {
   s->type = m->geom_type[g];

@@ -1,39 +1,22 @@
-/* mr_data: creation (one allocation for every array, one for the arena), reset, keyframes,
- * and the per-step arena. */
+/* mr_data: creation (one allocation for every array, one for the arena sized for every
+ * stage's worst case), reset, keyframes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "collide.h"
-#include "constraint.h"
+#include "engine/core/arena.h"
+#include "collision/collide.h"
+#include "engine/constraint/constraint.h"
 #include "moreau.h"
 
-#define MR_ALIGN 64
-
 static size_t mr_align_up(size_t n) { return (n + MR_ALIGN - 1) & ~(size_t)(MR_ALIGN - 1); }
-
-/* ------------------------------------------------------------------ arena */
-
-void mr_arena_reset(mr_data *d) { d->parena = 0; }
-
-void *mr_arena_alloc(mr_data *d, size_t bytes) {
-  size_t start = mr_align_up(d->parena);
-  if (start > d->narena || bytes > d->narena - start) return NULL;
-  d->parena = start + bytes;
-  return d->arena + start;
-}
-
-double *mr_arena_doubles(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(double)); }
-
-int *mr_arena_ints(mr_data *d, size_t n) { return mr_arena_alloc(d, n * sizeof(int)); }
 
 /* The smooth dynamics needs RNEA's per-body accelerations and forces (12 per body) and two
  * nv vectors for the integrator; collision adds its exact worst case (collision/collide.h:
  * broadphase boxes, filter keys, persistence keys); the constraint stage its own (rows,
  * Delassus operator, solver scratch, projection: constraint.h, bounded by MR_MAX_ROWS);
  * a dense nv x nv block and a fixed reserve are left for the rest. */
-size_t mr_arena_size(const mr_model *m) {
+static size_t mr_arena_size(const mr_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
   size_t doubles = 12 * nb + 8 * nv + nv * nv;
   size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */

@@ -23,11 +23,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "constraint.h"
+#include "engine/core/arena.h"
+#include "engine/constraint/constraint.h"
 #include "integrator.h"
 #include "moreau.h"
-#include "spatial.h"
+#include "engine/core/spatial.h"
 
 /* ------------------------------------------------------------------ applied forces */
 

@@ -3,8 +3,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "error.h"
-#include "spec.h"
+#include "engine/core/error.h"
+#include "engine/io/spec.h"
 
 enum { MR_FORMAT_UNKNOWN, MR_FORMAT_MJCF, MR_FORMAT_URDF };
 

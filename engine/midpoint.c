@@ -33,11 +33,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "constraint.h"
+#include "engine/core/arena.h"
+#include "engine/constraint/constraint.h"
 #include "integrator.h"
 #include "moreau.h"
-#include "spatial.h"
+#include "engine/core/spatial.h"
 
 /* Newton stops when ||m(v)||_inf <= MR_MIDPOINT_TOL * (||M v_mid||_inf + dt ||k||_inf),
  * relative to the momentum being balanced and about 1e3 round-offs above the floor: tight

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 static double deg2rad(double a) { return a * MR_PI / 180.0; }
 

@@ -41,23 +41,6 @@ struct mr_draw2d {
 
 static char draw2d_error[256];
 
-static const char *vertex_source =
-    "#version 330 core\n"
-    "layout(location = 0) in vec2 a_pos;\n"
-    "layout(location = 1) in vec4 a_color;\n"
-    "uniform vec2 u_viewport; /* UI pixels covered by the framebuffer */\n"
-    "out vec4 v_color;\n"
-    "void main() {\n"
-    "  gl_Position = vec4(2.0 * a_pos.x / u_viewport.x - 1.0, 1.0 - 2.0 * a_pos.y / u_viewport.y, 0.0, 1.0);\n"
-    "  v_color = a_color;\n"
-    "}\n";
-
-static const char *fragment_source =
-    "#version 330 core\n"
-    "in vec4 v_color;\n"
-    "out vec4 frag_color;\n"
-    "void main() { frag_color = v_color; }\n";
-
 const char *mr_draw2d_error(void) { return draw2d_error; }
 
 mr_draw2d *mr_draw2d_create(void) {
@@ -72,7 +55,7 @@ mr_draw2d *mr_draw2d_create(void) {
     snprintf(draw2d_error, sizeof draw2d_error, "draw2d: out of memory");
     return NULL;
   }
-  g->program = mr_shader_build(vertex_source, fragment_source, draw2d_error, (int)sizeof draw2d_error);
+  g->program = mr_shader_build(mr_shader_ui_vs, mr_shader_ui_fs, draw2d_error, (int)sizeof draw2d_error);
   if (!g->program) {
     free(g);
     return NULL;

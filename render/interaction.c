@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "viewer.h"
 #include "window.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 /* Segments around an axis and rings per quarter circle: low enough that a hundred
  * humanoids stay at 60 fps on a software renderer, high enough to look round. */

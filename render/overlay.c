@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "shader.h"
 
 static const float COLOR_CONTACT[4] = {1.0f, 0.2f, 0.1f, 1};

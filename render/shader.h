@@ -1,5 +1,5 @@
-/* GLSL programs of the 3D scene (geoms, sky, lines), embedded as strings so the viewer runs
- * from any directory. */
+/* The viewer's GLSL programs (geoms, sky, lines, the 2D panel). Their sources are the files
+ * in assets/shaders/, compiled into the binary, so the viewer runs from any directory. */
 #ifndef MR_RENDER_SHADER_H
 #define MR_RENDER_SHADER_H
 
@@ -11,5 +11,6 @@ GLuint mr_shader_build(const char *vertex_src, const char *fragment_src, char *e
 extern const char *const mr_shader_geom_vs, *const mr_shader_geom_fs;
 extern const char *const mr_shader_sky_vs, *const mr_shader_sky_fs;
 extern const char *const mr_shader_line_vs, *const mr_shader_line_fs;
+extern const char *const mr_shader_ui_vs, *const mr_shader_ui_fs;
 
 #endif

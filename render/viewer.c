@@ -14,7 +14,7 @@
 
 #include "capture.h"
 #include "plots.h"
-#include "record.h"
+#include "engine/record/record.h"
 #include "window.h"
 
 enum { PLOT_CAPACITY = 20000 };

@@ -13,7 +13,7 @@
 #include "moreau.h"
 #include "overlay.h"
 #include "plot_history.h"
-#include "recording.h"
+#include "engine/record/recording.h"
 #include "scene.h"
 
 struct GLFWwindow;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "moreau.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 static const mr_source mr_test_src = {"test-spec", 0};
 

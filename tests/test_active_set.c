@@ -8,11 +8,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "constraint.h"
-#include "mr_math.h"
+#include "engine/constraint/constraint.h"
+#include "engine/solver/ncp.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "solver/active_set.h"
-#include "solver/solver.h"
+#include "engine/solver/active_set.h"
+#include "engine/solver/solver.h"
 
 #define NMAX 6
 

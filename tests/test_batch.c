@@ -8,7 +8,7 @@
 
 #include "mr_cli.h"
 #include "mr_test.h"
-#include "recording.h"
+#include "engine/record/recording.h"
 
 #define MODELS MOREAU_SOURCE_DIR "/models"
 

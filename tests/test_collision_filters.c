@@ -10,7 +10,7 @@
 
 #include "mr_test.h"
 #include "moreau.h"
-#include "narrowphase.h"
+#include "collision/narrowphase.h"
 
 static char tmpdir[256];
 

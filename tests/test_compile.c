@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compile.h"
-#include "inertia.h"
-#include "mr_math.h"
+#include "engine/compile/compile.h"
+#include "engine/core/inertia.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 static mr_source at(int line) {
   mr_source s = {"test.xml", line};

@@ -1,4 +1,4 @@
-/* Constraint rows (engine/constraint.c, delassus.c): every Jacobian against central finite
+/* Constraint rows (engine/constraint/constraint.c, delassus.c): every Jacobian against central finite
  * differences of its constraint function (contact gap along the frozen contact frame,
  * joint-limit gaps, connect, weld and joint equalities) at a random configuration; G
  * symmetric positive semidefinite and built with the integrator's factor; g = J v_free +
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "constraint.h"
-#include "mr_math.h"
+#include "engine/core/arena.h"
+#include "engine/constraint/constraint.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "solver/solver.h"
-#include "spatial.h"
+#include "engine/solver/solver.h"
+#include "engine/core/spatial.h"
 
 /* A free box near the floor carrying a hinge, a ball and a slide; a second hinged body;
  * a connect, a weld and a joint coupling between them (violated at random poses). */

@@ -4,7 +4,7 @@
  *
  * The expected numbers are computed here from the XML alone, never through the engine's
  * parser, with libxml2 walking the <robot> element's children. The rules, as documented
- * in engine/urdf.c:
+ * in engine/io/urdf.c:
  *   nv    = sum over joints of revolute/continuous/prismatic 1, planar 3, floating 6
  *   nbody = 1 (world) + links - links whose parent joint is fixed (those merge into their
  *           parent; the fixed-base root stays a body, welded to the world)

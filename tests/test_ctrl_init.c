@@ -12,7 +12,7 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "recording.h"
+#include "engine/record/recording.h"
 
 #define PENDULUM MOREAU_SOURCE_DIR "/models/pendulum.xml"
 

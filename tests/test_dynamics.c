@@ -8,8 +8,8 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "spatial.h"
-#include "spec.h"
+#include "engine/core/spatial.h"
+#include "engine/io/spec.h"
 
 static unsigned long long rng_state = 12345;
 static double urand(void) { /* uniform in [-1, 1) */

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "moreau.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "narrowphase.h"
+#include "collision/narrowphase.h"
 
 static const char *stl_path = "/tmp/moreau_test_manifold_cube.stl";
 static const char *xml_path = "/tmp/moreau_test_manifold.xml";

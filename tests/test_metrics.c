@@ -1,9 +1,10 @@
-/* The per-step metrics (engine/metrics.c): zero on an exact solution, positive where a
+/* The per-step metrics (engine/constraint/metrics.c): zero on an exact solution, positive where a
  * perturbed one violates what each measures. */
 #include <math.h>
 #include <string.h>
 
-#include "constraint.h"
+#include "engine/constraint/constraint.h"
+#include "engine/solver/ncp.h"
 #include "mr_test.h"
 
 /* Rows: 1 bilateral, 1 limit, 1 contact (point mass: G = I). */

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "inertia.h"
+#include "engine/core/inertia.h"
 #include "moreau.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
 
 static double rel(double a, double b) {

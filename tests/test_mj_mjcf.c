@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "moreau.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 #define TOL 1e-12
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "mr_test.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 static char tmpdir[256];
 

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "moreau.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "narrowphase.h"
-#include "shape.h"
+#include "collision/narrowphase.h"
+#include "collision/shape.h"
 
 static unsigned long long rng_state = 88172645463325252ULL;
 static double urand(void) { /* xorshift64: deterministic */

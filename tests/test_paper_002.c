@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "constraint.h"
+#include "engine/constraint/constraint.h"
 #include "mr_test.h"
 
 #define GRAVITY 9.81

@@ -7,8 +7,8 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "spatial.h"
-#include "spec.h"
+#include "engine/core/spatial.h"
+#include "engine/io/spec.h"
 #include "spec_helpers.h"
 
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "constraint.h"
+#include "engine/constraint/constraint.h"
 #include "mr_test.h"
 
 static mr_model *load(const char *name) {

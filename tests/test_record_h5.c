@@ -11,7 +11,7 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "recording.h"
+#include "engine/record/recording.h"
 
 static char tmpdir[256];
 

@@ -15,7 +15,7 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "recording.h"
+#include "engine/record/recording.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 enum { EVERY = 10 };

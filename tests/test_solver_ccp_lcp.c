@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "mr_test.h"
-#include "solver/solver.h"
+#include "engine/solver/solver.h"
 
 void mr_solve_ccp(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_lcp(const mr_problem *p, mr_solver_out *out, mr_data *work);

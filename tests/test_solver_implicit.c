@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "mr_test.h"
-#include "solver/solver.h"
+#include "engine/solver/solver.h"
 
 void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work);
 

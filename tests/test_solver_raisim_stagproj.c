@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mr_test.h"
-#include "solver/solver.h"
+#include "engine/solver/solver.h"
 
 void mr_solve_raisim(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "mr_test.h"
-#include "solver/solver.h"
+#include "engine/solver/solver.h"
 
 void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work);

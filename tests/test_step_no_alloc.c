@@ -6,7 +6,7 @@
 
 #include "moreau.h"
 #include "mr_test.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "mr_test.h"
-#include "spec.h"
+#include "engine/io/spec.h"
 
 #define DATA MOREAU_SOURCE_DIR "/tests/data/urdf/"
 

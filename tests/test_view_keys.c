@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "mr_test.h"
-#include "recording.h"
-#include "viewer.h"
+#include "engine/record/recording.h"
+#include "render/viewer.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 #define BALLS MOREAU_SOURCE_DIR "/models/balls_in_box.xml"

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw2d.h"
+#include "render/draw2d.h"
 #include "moreau.h"
 #include "mr_test.h"
-#include "plot_history.h"
-#include "plots.h"
+#include "render/plot_history.h"
+#include "render/plots.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 

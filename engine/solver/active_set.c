@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "active_set.h"
-#include "arena.h"
-#include "constraint.h"
+#include "engine/core/arena.h"
+#include "ncp.h"
 
 #define MR_ACTIVE_SET_DEPENDENT 1e-8
 /* eps of the proximal system: with every round kept, 0, 1e-6, 1e-4 and 3e-4 gave 28.2,

@@ -38,7 +38,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "dense.h"
 #include "solver.h"
 

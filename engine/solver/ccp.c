@@ -12,7 +12,7 @@
  * The stopping measure is the CCP residual of the iterate: max over rows of |c| for
  * bilateral rows, and of primal, dual and complementarity terms without De Saxce for limits
  * and contacts ([R]'s CCP-PGS criterion). It is NOT the NCP residual: a CCP solution of a
- * sliding contact is never an NCP solution, and engine/metrics.c reports the NCP numbers.
+ * sliding contact is never an NCP solution, and engine/constraint/metrics.c reports the NCP numbers.
  * The problem's m and d are not used: this is a dual solver on G, g, mu and R.
  */
 #include <math.h>

@@ -16,7 +16,7 @@
  * max(-lambda, -c, |lambda c|)^+ (limits and contact normals); and for each tangent row
  * the complementarity of the box, (lambda_t + mu lambda_N) max(c_t, 0) and
  * (mu lambda_N - lambda_t) max(-c_t, 0), plus any excursion out of the box. It measures
- * the LCP this solver solves; engine/metrics.c reports the NCP numbers. The problem's m
+ * the LCP this solver solves; engine/constraint/metrics.c reports the NCP numbers. The problem's m
  * and d are not used: this is a dual solver on G, g, mu and R.
  */
 #include <math.h>

@@ -38,8 +38,8 @@
 #include <string.h>
 
 #include "active_set.h"
-#include "arena.h"
-#include "constraint.h"
+#include "engine/core/arena.h"
+#include "ncp.h"
 #include "solver.h"
 
 /* Over-relaxation factor: 1 is plain Gauss-Seidel (papers/000: omega in (0, 2], no value

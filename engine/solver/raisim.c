@@ -21,13 +21,13 @@
  * Stopping measure: RaiSim's model is not the NCP, so the NCP residual would never vanish
  * on sliding off-centre contacts; the measure is the model's own fixed-point residual,
  * max over rows/contacts of |B (lambda* - lambda_k)| in velocity units, taken during the
- * sweep before relaxation. engine/metrics.c reports the NCP numbers.
+ * sweep before relaxation. engine/constraint/metrics.c reports the NCP numbers.
  * Dual solver: uses G, g, mu and R only.
  */
 #include <math.h>
 #include <string.h>
 
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 
 #include "dense.h"
 #include "solver.h"

@@ -34,9 +34,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
+#include "engine/core/arena.h"
 #include "dense.h"
-#include "mr_math.h"
+#include "engine/core/mr_math.h"
 #include "solver.h"
 
 #define SAP_BETA 1.0

@@ -1,6 +1,6 @@
 /* The contact problem every solver receives, what it returns, and the registry.
  *
- * One problem, many solvers (DESIGN.md sec. 4). The constraint stage (engine/constraint.c)
+ * One problem, many solvers (DESIGN.md sec. 4). The constraint stage (engine/constraint/constraint.c)
  * builds the rows at the start of the step and the Delassus operator; a solver only sees
  * this struct. Rows are ordered in three blocks:
  *
@@ -78,7 +78,7 @@ typedef struct mr_solver_out {
   double residual;  /* the solver's own stopping measure at exit */
 } mr_solver_out;
 
-/* Velocity-form helpers for problems with AJ (engine/delassus.c). dv is the velocity change
+/* Velocity-form helpers for problems with AJ (engine/constraint/delassus.c). dv is the velocity change
  * A^-1 J^T lambda (nv); c = G lambda + g is then g + J dv. */
 static inline void mr_problem_add_impulse(const mr_problem *p, double *dv, int row, double delta) {
   const double *a = p->AJ + (size_t)row * p->nv;
@@ -101,7 +101,7 @@ static inline double mr_problem_row_velocity(const mr_problem *p, const double *
   return s;
 }
 
-/* A solver: scratch from the data's arena (mr_arena_* in engine/arena.h), never malloc. */
+/* A solver: scratch from the data's arena (mr_arena_* in engine/core/arena.h), never malloc. */
 typedef void (*mr_solver_fn)(const mr_problem *p, mr_solver_out *out, mr_data *work);
 
 typedef struct mr_solver_info {

@@ -1,0 +1,220 @@
+/* mr_model's memory: every array lives in one buffer, laid out from the single list below,
+ * so allocation, size and freeing can never disagree. Plus name lookups and total mass. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* (element type, field, element count) for every array of mr_model. */
+#define MR_MODEL_ARRAYS(X)                              \
+  X(int, body_parentid, m->nbody)                       \
+  X(int, body_rootid, m->nbody)                         \
+  X(int, body_weldid, m->nbody)                         \
+  X(int, body_jntnum, m->nbody)                         \
+  X(int, body_jntadr, m->nbody)                         \
+  X(int, body_dofnum, m->nbody)                         \
+  X(int, body_dofadr, m->nbody)                         \
+  X(int, body_geomnum, m->nbody)                        \
+  X(int, body_geomadr, m->nbody)                        \
+  X(double, body_pos, 3 * m->nbody)                     \
+  X(double, body_quat, 4 * m->nbody)                    \
+  X(double, body_ipos, 3 * m->nbody)                    \
+  X(double, body_iquat, 4 * m->nbody)                   \
+  X(double, body_mass, m->nbody)                        \
+  X(double, body_inertia, 3 * m->nbody)                 \
+  X(double, body_subtreemass, m->nbody)                 \
+  X(int, jnt_type, m->njnt)                             \
+  X(int, jnt_bodyid, m->njnt)                           \
+  X(int, jnt_qposadr, m->njnt)                          \
+  X(int, jnt_dofadr, m->njnt)                           \
+  X(int, jnt_limited, m->njnt)                          \
+  X(double, jnt_pos, 3 * m->njnt)                       \
+  X(double, jnt_axis, 3 * m->njnt)                      \
+  X(double, jnt_range, 2 * m->njnt)                     \
+  X(double, jnt_stiffness, m->njnt)                     \
+  X(double, jnt_margin, m->njnt)                        \
+  X(int, dof_bodyid, m->nv)                             \
+  X(int, dof_jntid, m->nv)                              \
+  X(int, dof_parentid, m->nv)                           \
+  X(int, dof_Madr, m->nv)                               \
+  X(double, dof_armature, m->nv)                        \
+  X(double, dof_damping, m->nv)                         \
+  X(double, dof_frictionloss, m->nv)                    \
+  X(double, qpos0, m->nq)                               \
+  X(double, qpos_spring, m->nq)                         \
+  X(int, geom_type, m->ngeom)                           \
+  X(int, geom_bodyid, m->ngeom)                         \
+  X(int, geom_contype, m->ngeom)                        \
+  X(int, geom_conaffinity, m->ngeom)                    \
+  X(int, geom_condim, m->ngeom)                         \
+  X(int, geom_group, m->ngeom)                          \
+  X(int, geom_meshid, m->ngeom)                         \
+  X(int, geom_matid, m->ngeom)                          \
+  X(double, geom_size, 3 * m->ngeom)                    \
+  X(double, geom_pos, 3 * m->ngeom)                     \
+  X(double, geom_quat, 4 * m->ngeom)                    \
+  X(double, geom_friction, 3 * m->ngeom)                \
+  X(double, geom_margin, m->ngeom)                      \
+  X(double, geom_gap, m->ngeom)                         \
+  X(double, geom_solref, 2 * m->ngeom)                  \
+  X(double, geom_solimp, 5 * m->ngeom)                  \
+  X(double, geom_solmix, m->ngeom)                      \
+  X(double, geom_rbound, m->ngeom)                      \
+  X(float, geom_rgba, 4 * m->ngeom)                     \
+  X(int, site_bodyid, m->nsite)                         \
+  X(int, site_type, m->nsite)                           \
+  X(double, site_pos, 3 * m->nsite)                     \
+  X(double, site_quat, 4 * m->nsite)                    \
+  X(double, site_size, 3 * m->nsite)                    \
+  X(float, site_rgba, 4 * m->nsite)                     \
+  X(int, cam_bodyid, m->ncam)                           \
+  X(double, cam_pos, 3 * m->ncam)                       \
+  X(double, cam_quat, 4 * m->ncam)                      \
+  X(double, cam_fovy, m->ncam)                          \
+  X(int, light_bodyid, m->nlight)                       \
+  X(int, light_directional, m->nlight)                  \
+  X(double, light_pos, 3 * m->nlight)                   \
+  X(double, light_dir, 3 * m->nlight)                   \
+  X(float, light_diffuse, 3 * m->nlight)                \
+  X(int, mesh_vertadr, m->nmesh)                        \
+  X(int, mesh_vertnum, m->nmesh)                        \
+  X(int, mesh_faceadr, m->nmesh)                        \
+  X(int, mesh_facenum, m->nmesh)                        \
+  X(int, mesh_hullvertadr, m->nmesh)                    \
+  X(int, mesh_hullvertnum, m->nmesh)                    \
+  X(int, mesh_hullfaceadr, m->nmesh)                    \
+  X(int, mesh_hullfacenum, m->nmesh)                    \
+  X(double, mesh_vert, 3 * m->nmeshvert)                 \
+  X(float, mesh_normal, 3 * m->nmeshvert)               \
+  X(int, mesh_face, 3 * m->nmeshface)                   \
+  X(double, mesh_hullvert, 3 * m->nhullvert)             \
+  X(int, mesh_hullface, 3 * m->nhullface)               \
+  X(int, mesh_pathadr, m->nmesh)                        \
+  X(float, mat_rgba, 4 * m->nmat)                       \
+  X(float, mat_emission, m->nmat)                       \
+  X(float, mat_specular, m->nmat)                       \
+  X(float, mat_shininess, m->nmat)                      \
+  X(float, mat_reflectance, m->nmat)                    \
+  X(float, mat_texrepeat, 2 * m->nmat)                  \
+  X(int, mat_texid, m->nmat)                            \
+  X(int, tex_type, m->ntex)                             \
+  X(int, tex_builtin, m->ntex)                          \
+  X(int, tex_width, m->ntex)                            \
+  X(int, tex_height, m->ntex)                           \
+  X(float, tex_rgb1, 3 * m->ntex)                       \
+  X(float, tex_rgb2, 3 * m->ntex)                       \
+  X(int, tex_pathadr, m->ntex)                          \
+  X(int, actuator_kind, m->nu)                          \
+  X(int, actuator_trnid, m->nu)                         \
+  X(int, actuator_ctrllimited, m->nu)                   \
+  X(int, actuator_forcelimited, m->nu)                  \
+  X(double, actuator_gear, m->nu)                       \
+  X(double, actuator_ctrlrange, 2 * m->nu)              \
+  X(double, actuator_forcerange, 2 * m->nu)             \
+  X(double, actuator_gainprm, 3 * m->nu)                \
+  X(double, actuator_biasprm, 3 * m->nu)                \
+  X(int, eq_type, m->neq)                               \
+  X(int, eq_obj1id, m->neq)                             \
+  X(int, eq_obj2id, m->neq)                             \
+  X(int, eq_active, m->neq)                             \
+  X(double, eq_data, 11 * m->neq)                       \
+  X(double, eq_solref, 2 * m->neq)                      \
+  X(double, eq_solimp, 5 * m->neq)                      \
+  X(int, exclude_body1, m->nexclude)                    \
+  X(int, exclude_body2, m->nexclude)                    \
+  X(int, pair_geom1, m->npair)                          \
+  X(int, pair_geom2, m->npair)                          \
+  X(int, pair_condim, m->npair)                         \
+  X(double, pair_friction, 5 * m->npair)                \
+  X(double, pair_margin, m->npair)                      \
+  X(double, pair_solref, 2 * m->npair)                  \
+  X(double, pair_solimp, 5 * m->npair)                  \
+  X(double, key_time, m->nkey)                          \
+  X(double, key_qpos, (size_t)m->nkey * m->nq)          \
+  X(double, key_qvel, (size_t)m->nkey * m->nv)          \
+  X(double, key_ctrl, (size_t)m->nkey * m->nu)          \
+  X(char, names, m->nnames)
+
+/* Number of objects of each named type, in mr_obj_type order. */
+static int mr_model_count(const mr_model *m, int type) {
+  switch (type) {
+    case MR_OBJ_BODY: return m->nbody;
+    case MR_OBJ_JOINT: return m->njnt;
+    case MR_OBJ_GEOM: return m->ngeom;
+    case MR_OBJ_SITE: return m->nsite;
+    case MR_OBJ_CAMERA: return m->ncam;
+    case MR_OBJ_LIGHT: return m->nlight;
+    case MR_OBJ_MESH: return m->nmesh;
+    case MR_OBJ_MATERIAL: return m->nmat;
+    case MR_OBJ_TEXTURE: return m->ntex;
+    case MR_OBJ_ACTUATOR: return m->nu;
+    case MR_OBJ_EQUALITY: return m->neq;
+    case MR_OBJ_KEY: return m->nkey;
+    default: return 0;
+  }
+}
+
+/* Every array starts on a 16-byte boundary, whatever precedes it. */
+static size_t mr_align(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static size_t mr_model_bytes(const mr_model *m) {
+  size_t bytes = 0;
+#define MR_SIZE_OF(type, field, count) bytes += mr_align((size_t)(count) * sizeof(type));
+  MR_MODEL_ARRAYS(MR_SIZE_OF)
+#undef MR_SIZE_OF
+  for (int t = 0; t < MR_OBJ_NTYPES; t++)
+    bytes += mr_align((size_t)mr_model_count(m, t) * sizeof(int));
+  return bytes;
+}
+
+mr_model *mr_model_alloc(const mr_model *sizes) {
+  mr_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  *m = *sizes;
+  m->source_path = NULL;
+  m->model_name = NULL;
+  m->nbuffer = mr_model_bytes(m);
+  m->buffer = calloc(1, m->nbuffer ? m->nbuffer : 1);
+  if (!m->buffer) {
+    free(m);
+    return NULL;
+  }
+  unsigned char *p = m->buffer;
+#define MR_CARVE(type, field, count)                   \
+  m->field = (type *)(void *)p;                        \
+  p += mr_align((size_t)(count) * sizeof(type));
+  MR_MODEL_ARRAYS(MR_CARVE)
+#undef MR_CARVE
+  for (int t = 0; t < MR_OBJ_NTYPES; t++) {
+    m->name_adr[t] = (int *)(void *)p;
+    p += mr_align((size_t)mr_model_count(m, t) * sizeof(int));
+  }
+  return m;
+}
+
+void mr_model_free(mr_model *m) {
+  if (!m) return;
+  free(m->buffer);
+  free(m);
+}
+
+double mr_model_total_mass(const mr_model *m) {
+  double mass = 0;
+  for (int i = 0; i < m->nbody; i++) mass += m->body_mass[i];
+  return mass;
+}
+
+int mr_name2id(const mr_model *m, mr_obj_type type, const char *name) {
+  if (!m || !name || !*name || (int)type < 0 || type >= MR_OBJ_NTYPES) return -1;
+  int n = mr_model_count(m, type);
+  for (int i = 0; i < n; i++)
+    if (strcmp(m->names + m->name_adr[type][i], name) == 0) return i;
+  return -1;
+}
+
+const char *mr_id2name(const mr_model *m, mr_obj_type type, int id) {
+  if (!m || (int)type < 0 || type >= MR_OBJ_NTYPES) return NULL;
+  if (id < 0 || id >= mr_model_count(m, type)) return NULL;
+  return m->names + m->name_adr[type][id];
+}

@@ -1,0 +1,108 @@
+/* <asset>: meshes, textures and materials. Meshes and textures are read before materials
+ * so that a material may name a texture defined after it, as MuJoCo allows. File paths
+ * are resolved here (meshdir / texturedir, relative to the model's directory); the
+ * compiler loads the mesh files.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/core/error.h"
+#include "mjcf.h"
+#include "xml.h"
+
+/* The file name without directory and extension: MuJoCo's default asset name. */
+static const char *mjcf_file_stem(mjcf_ctx *c, const char *file) {
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  char stem[512];
+  snprintf(stem, sizeof stem, "%s", base);
+  char *dot = strrchr(stem, '.');
+  if (dot && dot != stem) *dot = 0;
+  return mr_spec_strdup(c->s, stem);
+}
+
+static int mjcf_mesh(mjcf_ctx *c, const xmlNode *n) {
+  int k = mjcf_class_of(c, n, 0);
+  if (k < 0) return -1;
+  mjcf_mesh_def d = c->classes[k].mesh;
+  if (mjcf_mesh_apply(c, &d, n) < 0) return -1;
+  const char *file = mr_xml_attr(n, "file");
+  if (!file || !file[0])
+    return mjcf_fail(c, n, "<mesh> needs a file attribute (inline vertex data is not supported)");
+  char path[MJCF_PATH_MAX];
+  mjcf_join_path(path, sizeof path, c->dir, c->meshdir, file);
+  int id = mr_spec_add_mesh(c->s, mjcf_src(c, n));
+  if (id < 0) return mjcf_fail(c, n, "out of memory");
+  mr_spec_mesh *m = &c->s->meshes[id];
+  m->name = mr_xml_attr(n, "name") ? mjcf_name(c, n, "name") : mjcf_file_stem(c, file);
+  m->path = mr_spec_strdup(c->s, path);
+  memcpy(m->scale, d.scale, sizeof d.scale);
+  return 0;
+}
+
+static int mjcf_texture(mjcf_ctx *c, const xmlNode *n) {
+  static const char *const types[] = {"2d", "cube", "skybox", NULL};
+  static const char *const builtins[] = {"none", "gradient", "checker", "flat", NULL};
+  mr_source src = mjcf_src(c, n);
+  int type = mr_xml_keyword(n, "type", types, src, c->err, c->errlen);
+  if (type == -2) return -1;
+  int builtin = mr_xml_keyword(n, "builtin", builtins, src, c->err, c->errlen);
+  if (builtin == -2) return -1;
+  int id = mr_spec_add_texture(c->s, src);
+  if (id < 0) return mjcf_fail(c, n, "out of memory");
+  mr_spec_texture *t = &c->s->textures[id];
+  t->type = type >= 0 ? type : 1; /* MuJoCo's default texture type is cube */
+  t->builtin = builtin >= 0 ? builtin : 0;
+  if (mjcf_floats(c, n, "rgb1", t->rgb1, 3, 3) < 0) return -1;
+  if (mjcf_floats(c, n, "rgb2", t->rgb2, 3, 3) < 0) return -1;
+  if (mjcf_int(c, n, "width", &t->width) < 0) return -1;
+  if (mjcf_int(c, n, "height", &t->height) < 0) return -1;
+  const char *file = mr_xml_attr(n, "file");
+  if (file && file[0]) {
+    char path[MJCF_PATH_MAX];
+    mjcf_join_path(path, sizeof path, c->dir, c->texturedir, file);
+    t->path = mr_spec_strdup(c->s, path);
+  }
+  if (mr_xml_attr(n, "name"))
+    t->name = mjcf_name(c, n, "name");
+  else if (file && file[0])
+    t->name = mjcf_file_stem(c, file);
+  if (!t->path && t->builtin == 0 && !mr_xml_attr(n, "fileright"))
+    return mjcf_fail(c, n, "<texture> needs a file or a builtin");
+  return 0;
+}
+
+static int mjcf_material(mjcf_ctx *c, const xmlNode *n) {
+  int k = mjcf_class_of(c, n, 0);
+  if (k < 0) return -1;
+  mjcf_material_def d = c->classes[k].material;
+  if (mjcf_material_apply(c, &d, n) < 0) return -1;
+  d.m.texture = -1;
+  if (d.texture) {
+    d.m.texture = mr_spec_find_texture(c->s, d.texture);
+    if (d.m.texture < 0) return mjcf_fail(c, n, "unknown texture '%.80s'", d.texture);
+  }
+  int id = mr_spec_add_material(c->s, mjcf_src(c, n));
+  if (id < 0) return mjcf_fail(c, n, "out of memory");
+  d.m.src = mjcf_src(c, n);
+  d.m.name = mjcf_name(c, n, "name");
+  c->s->materials[id] = d.m;
+  return 0;
+}
+
+int mjcf_parse_asset(mjcf_ctx *c, const xmlNode *node) {
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (!mjcf_elem(ch)) continue;
+    int rc = 0;
+    if (mr_xml_is(ch, "mesh"))
+      rc = mjcf_mesh(c, ch);
+    else if (mr_xml_is(ch, "texture"))
+      rc = mjcf_texture(c, ch);
+    else if (!mr_xml_is(ch, "material"))
+      mjcf_warn_once(c, ch, (const char *)ch->name);
+    if (rc < 0) return -1;
+  }
+  for (const xmlNode *ch = node->children; ch; ch = ch->next)
+    if (mr_xml_is(ch, "material") && mjcf_material(c, ch) < 0) return -1;
+  return 0;
+}
