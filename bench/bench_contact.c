@@ -93,7 +93,8 @@ static void accuracy_max(accuracy *a, const accuracy *b) {
  * and both engines' impulses are judged as solutions of the same problem. */
 static double unilateral_bias(double phi, double erp, double dt) {
   if (phi > 0) return phi / dt;
-  return phi > -MR_RECOVERY_DEPTH ? erp * phi / dt : 0;
+  if (phi > -MR_CONTACT_BAND) return 0;
+  return phi > -MR_RECOVERY_DEPTH ? erp * (phi + MR_CONTACT_BAND) / dt : 0;
 }
 
 /* engine/constraint/metrics.c's per-contact definitions. */

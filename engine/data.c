@@ -56,6 +56,7 @@ static size_t mr_arena_size(const mr_model *m) {
   X(qM, double, m->nM)                             \
   X(qLD, double, m->nM)                            \
   X(qLDiagInv, double, m->nv)                      \
+  X(qAdiag, double, m->nv)                         \
   X(cvel, double, 6 * m->nbody)                    \
   X(cdof_dot, double, 6 * m->nv)                   \
   X(qfrc_bias, double, m->nv)                      \

@@ -10,7 +10,7 @@
  *   acceleration        L^T D L factor of A, qacc_smooth = A^-1 qfrc_smooth
  *   constraint solve    G, g, the selected solver, impulses -> qacc (delassus.c)
  *   integrate           semi-implicit Euler with implicit joint damping
- *   projection          equality constraints back onto their manifold (constraint.c)
+ *   projection          equality constraints back onto their manifold (equality.c)
  *
  * A is the matrix the velocity update inverts: M, or M + dt B when the dofs have damping
  * (implicit damping). A step with constraint rows factors A once and uses it for the

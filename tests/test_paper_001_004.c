@@ -256,11 +256,12 @@ static void test_spring_cylinder(void) {
 /* ------------------------------------------------------------------ 7. clutter */
 
 /* The paper's Clutter settings: tau_d = dt and its tolerance eps_r = 1e-5 (the
- * dimensionless momentum error (32)). The claim is over 10 s (Fig. 9); an unoptimized
- * (sanitizer) build runs the first 3 s, which checks memory and convergence but not the
- * mean, since the pile is still settling then (10.3 iterations per step over 1-3 s).
- * Measured over 10 s: 4.90 Newton iterations per step after the first second, about 3 once
- * the pile rests (the paper: ~3), every step converged. */
+ * dimensionless momentum error (32)). The paper reports about 3 Newton iterations per step
+ * once the pile rests (Fig. 9); how long the pile takes to come to rest is chaotic (a
+ * round-off change in G moved it from about 3 s to about 5 s, and the mean over 1-10 s
+ * from 3.5 to 5.9), so the mean is asserted over the second half of 10 s, when it rests
+ * in every run measured (3.0 and 2.9). An unoptimized (sanitizer) build runs the first 3 s,
+ * which checks memory and convergence but not the mean. Every step must converge. */
 #ifdef __OPTIMIZE__
 #define CLUTTER_SECONDS 10.0
 #else
@@ -275,28 +276,28 @@ static void test_clutter(void) {
   d->opt.sap_tau_d = d->opt.timestep; /* the paper's Clutter setting, tau_d = dt */
   const double dt = d->opt.timestep, duration = CLUTTER_SECONDS;
   MR_REQUIRE(fabs(dt - 0.01) < 1e-12);
-  int steps = (int)(duration / dt + 0.5), first = (int)(1.0 / dt + 0.5);
+  int steps = (int)(duration / dt + 0.5), first = (int)(0.5 * duration / dt + 0.5);
   long iters_sum = 0, transient_iters = 0;
   int not_converged = 0, max_iters = 0, max_ncon = 0;
   double t0 = wall_seconds();
   for (int k = 0; k < steps; k++) {
     MR_REQUIRE(mr_step(m, d) == 0);
     if (d->ncon > max_ncon) max_ncon = d->ncon;
+    if (d->ncon > 0 && d->solver_status != 0) not_converged++;
     if (k < first) {
       transient_iters += d->solver_iters;
       continue;
     }
     iters_sum += d->solver_iters;
     if (d->solver_iters > max_iters) max_iters = d->solver_iters;
-    if (d->ncon > 0 && d->solver_status != 0) not_converged++;
   }
   double wall = wall_seconds() - t0, mean = (double)iters_sum / (steps - first);
   printf("clutter (40 bodies, dt 10 ms, %.0f s), sap, tol %g: mean Newton iterations %.2f in the "
-         "first second, %.2f after (max %d), %d steps after 1 s not converged, last ncon %d "
+         "first half, %.2f in the second (max %d), %d steps not converged, last ncon %d "
          "(max %d), wall %.2f s\n",
          duration, d->opt.tol, (double)transient_iters / first, mean, max_iters, not_converged,
          d->ncon, max_ncon, wall);
-  if (duration >= 10.0) MR_CHECK_MSG(mean <= 5.0, "sap: %.2f Newton iterations per step after 1 s", mean);
+  if (duration >= 10.0) MR_CHECK_MSG(mean <= 5.0, "sap: %.2f Newton iterations per step at rest", mean);
   MR_CHECK_MSG(not_converged == 0, "%d steps not converged", not_converged);
   mr_data_free(d);
   mr_model_free(m);

@@ -77,7 +77,9 @@ static void soft_matches_mujoco(void) {
     for (int k = 0; k < 6; k++) f.g[i] += J[6 * i + k] * vfree[k];
   }
   f.mu[0] = 0.7, f.dist[0] = -0.001;
-  f.p.nv = 6, f.p.J = J, f.p.v_free = vfree;
+  static const int nzadr[4] = {0, 6, 12, 18};
+  static const int nzind[18] = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5};
+  f.p.nv = 6, f.p.J = J, f.p.nzadr = nzadr, f.p.nzind = nzind, f.p.v_free = vfree;
   f.work.qvel = qvel; /* the step-start velocity MuJoCo's reference acceleration uses */
   f.p.d = &f.work;
   mr_solve_soft(&f.p, &f.out, &f.work);

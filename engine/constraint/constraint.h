@@ -18,9 +18,9 @@
  * the normal (geom1 -> geom2), so c_N > 0 separates; a limit row's velocity is positive
  * when the joint moves back into its range; equality rows are d(phi)/dt.
  *
- * J is dense nrow x nv (row-major) for now, with each row's nonzero columns listed so that
- * G and g cost O(nrow^2 x nonzeros per row) rather than O(nrow^2 nv). A sparse J (and the
- * factorization of papers/003) can replace it behind the same mr_problem.
+ * J is stored by its nonzeros (compressed rows): a contact's rows over the dofs of its two
+ * bodies' chains, a limit's over its one dof, an equality's over the dofs it touches, so
+ * the memory and the work grow with the contacts, not with the contacts times nv.
  */
 #ifndef MR_CONSTRAINT_H
 #define MR_CONSTRAINT_H
@@ -31,21 +31,37 @@
 /* ------------------------------------------------------------------ defaults
  *
  * Stabilization (papers/000 sec. 1.9, eqs. 89-91). With phi the position-level value of a
- * row (signed distance of a contact, gap to a joint limit, equality violation), the row's
- * bias is added to g so that the solver's target velocity corrects phi:
+ * row (signed distance of a contact plus MR_CONTACT_SLOP, gap to a joint limit plus the
+ * same, equality violation), the row's bias is added to g so that the solver's target
+ * velocity corrects phi:
  *
  *   contact normal, limit:  phi > 0 (open, inside the margin):  bias = phi / dt
  *                           -- the row exerts no impulse unless the gap would close within
  *                           the step, and then closes it exactly (speculative contact)
- *                           -MR_RECOVERY_DEPTH < phi <= 0 (penetration / violation):
- *                           bias = ERP phi / dt; deeper: bias = 0
+ *                           -MR_CONTACT_BAND < phi <= 0 (resting): bias = 0
+ *                           deeper: bias = ERP (phi + MR_CONTACT_BAND) / dt, or 0 within
+ *                           one tree beyond MR_RECOVERY_DEPTH
  *   equality:               bias = MR_ERP_EQUALITY phi / dt
+ *
+ * The resting band is the penetration allowance of Box2D's and Bullet's slop: a body
+ * resting on several points sits a little deeper at some than at others, and recovering
+ * each depth at its own rate asks a rigid body for contact velocities it cannot have. The
+ * rows then have no exact sticking solution, contacts creep to reconcile them (a lying
+ * humanoid's torso rose 12 um/s), solvers stall at their cap, and the recovery velocity
+ * is kinetic energy the step invents. Within the band a resting contact's target is
+ * "no deeper", which a rigid body meets exactly.
  *
  * ERP = 1 would remove the error in one step but is stiff and rings; 0.2 removes 20% per
  * step (about 10 steps to 1/10), the common choice (ODE, Bullet). Equalities additionally
  * get the position projection of mr_constraint_project, which holds loop closures to
  * round-off, so their ERP only matters between projections. */
 #define MR_ERP_CONTACT 0.2
+#define MR_ERP_LIMIT 0.2
+#define MR_ERP_EQUALITY 0.2
+/* The resting band (m, or rad for joint limits): penetration up to this deep is kept from
+ * growing but not recovered. Far below the accuracy of robot meshes and of contact
+ * geometry (MuJoCo's soft contacts rest about a millimetre deep). */
+#define MR_CONTACT_BAND 2e-4
 /* Penetration deeper than this (m or rad) between two parts of the same kinematic tree
  * (self-collision) gets no recovery bias, only "no further": such overlaps are modeling
  * artifacts (robot meshes interpenetrating across joints) far more often than dynamics,
@@ -57,15 +73,13 @@
  * out instead of staying there (humanoid100's mean penetration halved). A joint limit is
  * one tree: the same rule. */
 #define MR_RECOVERY_DEPTH 0.01
-/* Penetration a resting contact keeps (papers/000 eq. 91's delta): contacts are corrected
- * towards dist = -MR_CONTACT_SLOP, not 0. Corrected all the way to 0, a resting body ends
- * up a round-off above its support, its contacts (dist < margin) vanish, it falls freely
- * for a step and lands again: a 1e-5 m hop every few dozen steps and a cold solver each
- * time. One micrometre keeps the contact set and the warm start, and is far below any
- * accuracy a robot model has. */
+/* Penetration an open contact may close to (papers/000 eq. 91's delta), and the offset of a
+ * joint limit's gap likewise: a closing row ends MR_CONTACT_SLOP deep, not at 0. Closed to
+ * 0 exactly, a resting body ends up a round-off above its support, its contacts (dist <
+ * margin) vanish, it falls freely for a step and lands again; a joint put exactly on its
+ * limit has no limit row (gap 0 is not below the margin 0) and falls through it for a step.
+ * One micrometre (or microradian) keeps the rows and the warm start. */
 #define MR_CONTACT_SLOP 1e-6
-#define MR_ERP_LIMIT 0.2
-#define MR_ERP_EQUALITY 0.2
 
 /* Newton restitution (papers/000 eq. 54), d->opt.restitution = e: for a contact new this
  * step (age 0) that is approaching (J_N v0 < 0), g_N += e J_N v0, so the solver targets
@@ -85,6 +99,16 @@
  * d->ncon_dropped and d->warning_count; their impulses are zeroed). 2048 rows = 680
  * contacts, far above what the sample scenes keep in contact at once. */
 #define MR_MAX_ROWS 2048
+
+/* Rows solved per step at most by a solver that forms G (mr_solver_info.dense_G): G and
+ * the dense solvers' factors and scratch are O(nrow^2), and the arena holds them for this
+ * many rows only, so a model's data is sized to what the sparse solvers need (beyond it,
+ * the shallowest contacts are dropped as above). */
+#define MR_DENSE_MAX_ROWS 600
+
+/* Rows solved together for AJ (delassus.c): enough for a humanoid's contact set, and a
+ * bounded scratch (MR_AJ_BLOCK nv doubles) however many rows a pile has. */
+#define MR_AJ_BLOCK 32
 
 /* Largest iteration cap a solver is given (d->opt.max_iter is clamped to it), which is also
  * the length of d->solver_history. */
@@ -110,9 +134,10 @@ typedef struct mr_rows {
   int ncon_candidates; /* contacts below margin - gap, before the row cap */
   double dt;
 
-  double *J;    /* nrow x nv, row-major */
-  int *nzadr;   /* nrow + 1: row i's nonzero columns are nzind[nzadr[i] .. nzadr[i+1]) */
-  int *nzind;
+  int nnz;
+  int *nzadr;   /* nrow + 1: row i's nonzeros are J[t], t in [nzadr[i], nzadr[i+1]) */
+  int *nzind;   /* nnz: their columns (dofs), ascending within a row */
+  double *J;    /* nnz: their values */
   double *phi;  /* nrow: position-level value (normal rows: dist; tangent rows: 0) */
   double *bias; /* nrow: stabilization + restitution, added to J v_free in g */
   int *id;      /* nrow: equality id, joint id (limits), d->contact index (contacts) */
@@ -178,11 +203,15 @@ int mr_equality_rows(const mr_model *m);
  * order (mr_equality_rows of them). */
 void mr_equality_residual(const mr_model *m, const mr_data *d, double *phi);
 
-/* Forms the problem for rows r: G (nrow^2), g, R = 0, mu, dist, solref, solimp, v_free,
- * tolerance and cap from d->opt, and AinvJT = A^-1 J^T (nrow x nv, row j = A^-1 J_j^T).
- * Every array is taken from the arena. Returns 0, -1 on arena exhaustion. */
+/* Forms the problem for rows r as a solver that needs G gets it: G (nrow^2), g, R = 0,
+ * mu, dist, solref, solimp, v_free, tolerance and cap from d->opt, and AJ = A^-1 J^T
+ * (packed by tree range, solver.h). Every array is taken from the arena. Returns 0, -1 on
+ * arena exhaustion. */
 int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
-                      mr_problem *p, double **AinvJT);
+                      mr_problem *p);
+
+/* The registry index of the solver d->opt selects (the default when it names none). */
+int mr_solver_index(const mr_data *d);
 
 /* ------------------------------------------------------------------ metrics (metrics.c) */
 

@@ -29,14 +29,8 @@
  * both bench models; "always" is 1.5x slower on humanoid100. */
 #define MR_DENSE_G_FACTOR 1.0
 
-/* Rows solved together for AJ (mr_delassus_AJ): enough for a humanoid's contact set, and
- * a bounded scratch (MR_AJ_BLOCK nv doubles) however many rows a pile has. */
-#define MR_AJ_BLOCK 32
 
-/* Dof range [lo, hi) of the kinematic tree of each dof: M is block diagonal over the trees
- * below the world, and a tree's dofs are contiguous (depth-first order), so A^-1 J^T of a
- * row is nonzero only inside the ranges of the trees the row touches. */
-static void mr_tree_ranges(const mr_model *m, int *lo, int *hi) {
+void mr_tree_ranges(const mr_model *m, int *lo, int *hi) {
   const int nv = m->nv;
   for (int i = 0; i < nv;) {
     int root = m->body_rootid[m->dof_bodyid[i]], j = i;
@@ -49,10 +43,7 @@ static void mr_tree_ranges(const mr_model *m, int *lo, int *hi) {
   }
 }
 
-/* The (at most two) tree ranges row i touches, from its nonzero columns. A row touching
- * three trees cannot occur (a contact, a connect or weld, and a joint coupling each join
- * two objects); should one appear, the second range grows to cover the rest. */
-static void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, int span[4]) {
+void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, int span[4]) {
   span[0] = span[1] = span[2] = span[3] = 0;
   for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) {
     int k = r->nzind[t];
@@ -70,50 +61,64 @@ static void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, i
   }
 }
 
-/* Rows [j, k) of AJ over the dofs [lo, hi): their J entries there, transposed into the
- * dof-major block X, solved together, copied back. */
+/* Where each row's AJ entries start in the packed AJ (the widths of its tree ranges);
+ * returns their total. */
+static int mr_AJ_layout(int nrow, const int *span, int *AJadr) {
+  int total = 0;
+  for (int j = 0; j < nrow; j++) {
+    const int *s = span + 4 * j;
+    AJadr[j] = total;
+    total += (s[1] - s[0]) + (s[3] - s[2]);
+  }
+  return total;
+}
+
+/* Rows [j, k) of AJ over the dofs [lo, hi) (at offset `at` inside each row's packed
+ * entries): their J entries there, transposed into the dof-major block X, solved together,
+ * copied back. */
 static void mr_delassus_block(const mr_model *m, mr_data *d, const mr_rows *r, int j, int k,
-                              int lo, int hi, double *X, double *AJ) {
-  const int nv = m->nv, n = k - j;
+                              int lo, int hi, int at, double *X, double *AJ, const int *AJadr) {
+  const int n = k - j;
   memset(X, 0, (size_t)n * (size_t)(hi - lo) * sizeof(double));
   for (int row = j; row < k; row++)
     for (int t = r->nzadr[row]; t < r->nzadr[row + 1]; t++) {
       int i = r->nzind[t];
-      if (i >= lo && i < hi) X[(size_t)(i - lo) * n + (row - j)] = r->J[(size_t)row * nv + i];
+      if (i >= lo && i < hi) X[(size_t)(i - lo) * n + (row - j)] = r->J[t];
     }
   mr_solve_mass_block(m, d, X, n, lo, hi);
-  for (int row = j; row < k; row++)
-    for (int i = lo; i < hi; i++) AJ[(size_t)row * nv + i] = X[(size_t)(i - lo) * n + (row - j)];
+  for (int row = j; row < k; row++) {
+    double *a = AJ + AJadr[row] + at;
+    for (int i = lo; i < hi; i++) a[i - lo] = X[(size_t)(i - lo) * n + (row - j)];
+  }
 }
 
 /* AJ row j = A^-1 J_j^T, solved only over the row's tree ranges; consecutive rows with the
  * same ranges (a contact's three, a foot's several contacts), up to MR_AJ_BLOCK of them,
  * are solved together. X: MR_AJ_BLOCK nv doubles of scratch. */
 static void mr_delassus_AJ(const mr_model *m, mr_data *d, const mr_rows *r, const int *span,
-                           double *X, double *AJ) {
-  memset(AJ, 0, (size_t)r->nrow * (size_t)m->nv * sizeof(double));
+                           const int *AJadr, double *X, double *AJ) {
   for (int j = 0; j < r->nrow;) {
     const int *s = span + 4 * j;
     int k = j + 1;
     while (k < r->nrow && k - j < MR_AJ_BLOCK && !memcmp(span + 4 * k, s, 4 * sizeof(int))) k++;
-    mr_delassus_block(m, d, r, j, k, s[0], s[1], X, AJ);
-    if (s[3] > s[2]) mr_delassus_block(m, d, r, j, k, s[2], s[3], X, AJ);
+    mr_delassus_block(m, d, r, j, k, s[0], s[1], 0, X, AJ, AJadr);
+    if (s[3] > s[2]) mr_delassus_block(m, d, r, j, k, s[2], s[3], s[1] - s[0], X, AJ, AJadr);
     j = k;
   }
 }
 
-/* G = J AJ^T, each entry once from the sparse row of J, mirrored. */
-static void mr_delassus_dense(const mr_rows *r, const double *AJ, double *G) {
-  const int n = r->nrow, nv = r->nv;
-  for (int i = 0; i < n; i++) {
-    const double *Ji = r->J + (size_t)i * nv;
-    const int *nz = r->nzind + r->nzadr[i], nnz = r->nzadr[i + 1] - r->nzadr[i];
-    for (int j = i; j < n; j++) {
-      const double *Aj = AJ + (size_t)j * nv;
-      double s = 0;
-      for (int t = 0; t < nnz; t++) s += Ji[nz[t]] * Aj[nz[t]];
-      G[(size_t)i * n + j] = G[(size_t)j * n + i] = s;
-    }
+/* G = J AJ^T, each entry once, mirrored: AJ_j is scattered into w (nv doubles, zero on
+ * entry and on return) and dotted with the sparse rows J_i, i >= j. */
+static void mr_delassus_dense(const mr_problem *p, double *w, double *G) {
+  const int n = p->nrow;
+  for (int j = 0; j < n; j++) {
+    const int *s = p->span + 4 * j;
+    const double *a = p->AJ + p->AJadr[j];
+    for (int k = s[0]; k < s[1]; k++) w[k] = *a++;
+    for (int k = s[2]; k < s[3]; k++) w[k] = *a++;
+    for (int i = j; i < n; i++) G[(size_t)i * n + j] = G[(size_t)j * n + i] = mr_problem_row_dot(p, i, w);
+    for (int k = s[0]; k < s[1]; k++) w[k] = 0;
+    for (int k = s[2]; k < s[3]; k++) w[k] = 0;
   }
 }
 
@@ -158,45 +163,89 @@ static int mr_dense_pays(const mr_rows *r, const int *span) {
   return (double)n * n <= MR_DENSE_G_FACTOR * sparse;
 }
 
-static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
-                            int dense, mr_problem *p) {
-  const int nv = m->nv, n = r->nrow;
-  double *AJ = mr_arena_doubles(d, (size_t)n * nv);
-  double *g = mr_arena_doubles(d, (size_t)n);
-  double *R = mr_arena_doubles(d, (size_t)n);
-  int *span = mr_arena_ints(d, 4 * (size_t)n);
-  int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
-  double *X = mr_arena_doubles(d, (size_t)MR_AJ_BLOCK * nv);
-  if (!AJ || !g || !R || !span || !lo || !hi || !X) return -1;
-
-  mr_tree_ranges(m, lo, hi);
-  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
-  dense = dense || mr_dense_pays(r, span);
-  double *G = dense ? mr_arena_doubles(d, (size_t)n * n) : NULL;
-  if (dense && !G) return -1;
-  mr_delassus_AJ(m, d, r, span, X, AJ);
-  if (dense) mr_delassus_dense(r, AJ, G);
-  for (int i = 0; i < n; i++) {
-    const double *Ji = r->J + (size_t)i * nv;
+/* g = J v_free + bias, and R = 0. */
+static void mr_free_velocity(const mr_rows *r, const double *v_free, double *g, double *R) {
+  for (int i = 0; i < r->nrow; i++) {
     double s = r->bias[i];
-    for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) s += Ji[r->nzind[t]] * v_free[r->nzind[t]];
+    for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) s += r->J[t] * v_free[r->nzind[t]];
     g[i] = s;
     R[i] = 0;
   }
-  mr_problem_fill(m, d, r, v_free, p);
+}
+
+/* G's diagonal through half solves (mr_mass_inverse_norm2), each over the row's trees; w:
+ * nv doubles, zero on entry and on return. */
+static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_rows *r,
+                                 const int *span, double *w, double *Gdiag) {
+  for (int i = 0; i < r->nrow; i++) {
+    const int *s = span + 4 * i;
+    for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) w[r->nzind[t]] = r->J[t];
+    Gdiag[i] = mr_mass_inverse_norm2(m, d, w, s[0], s[1]);
+    if (s[3] > s[2]) Gdiag[i] += mr_mass_inverse_norm2(m, d, w, s[2], s[3]);
+    for (int k = s[0]; k < s[1]; k++) w[k] = 0;
+    for (int k = s[2]; k < s[3]; k++) w[k] = 0;
+  }
+}
+
+/* AJ = A^-1 J^T over each row's trees, and G when the solver needs it or it pays
+ * (mr_dense_pays); G's diagonal from AJ unless the problem has it. */
+static int mr_delassus_dual(const mr_model *m, mr_data *d, const mr_rows *r, int dense,
+                            mr_problem *p) {
+  const int nv = m->nv, n = r->nrow;
+  int *AJadr = mr_arena_ints(d, (size_t)n);
+  double *X = mr_arena_doubles(d, (size_t)MR_AJ_BLOCK * nv);
+  if (!AJadr || !X) return -1;
+  double *AJ = mr_arena_doubles(d, (size_t)mr_AJ_layout(n, p->span, AJadr) + 1);
+  if (!AJ) return -1;
+  mr_delassus_AJ(m, d, r, p->span, AJadr, X, AJ);
+  p->AJ = AJ;
+  p->AJadr = AJadr;
+  if (!p->Gdiag) {
+    double *Gdiag = mr_arena_doubles(d, (size_t)n);
+    if (!Gdiag) return -1;
+    for (int i = 0; i < n; i++) Gdiag[i] = mr_problem_entry(p, i, i);
+    p->Gdiag = Gdiag;
+  }
+  if (!dense && !mr_dense_pays(r, p->span)) return 0;
+  double *G = mr_arena_doubles(d, (size_t)n * n);
+  if (!G) return -1;
+  memset(X, 0, (size_t)nv * sizeof(double));
+  mr_delassus_dense(p, X, G);
   p->G = G;
+  return 0;
+}
+
+/* The problem for `solver`: g, R and each row's trees always; G's diagonal by half solves
+ * for a primal solver (which needs neither AJ nor G), else AJ and what mr_delassus_dual
+ * adds. */
+static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+                            const mr_solver_info *solver, mr_problem *p) {
+  const int nv = m->nv, n = r->nrow;
+  double *g = mr_arena_doubles(d, (size_t)n), *R = mr_arena_doubles(d, (size_t)n);
+  int *span = mr_arena_ints(d, 4 * (size_t)n);
+  int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
+  if (!g || !R || !span || !lo || !hi) return -1;
+  mr_free_velocity(r, v_free, g, R);
+  mr_problem_fill(m, d, r, v_free, p);
   p->g = g;
   p->R = R;
-  p->AJ = AJ;
+  p->Adiag = d->qAdiag;
+  mr_tree_ranges(m, lo, hi);
+  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
   p->span = span;
+  if (!solver->primal) return mr_delassus_dual(m, d, r, solver->dense_G, p);
+  double *Gdiag = mr_arena_doubles(d, (size_t)n), *w = mr_arena_doubles(d, (size_t)nv + 1);
+  if (!Gdiag || !w) return -1;
+  memset(w, 0, (size_t)nv * sizeof(double));
+  mr_delassus_diagonal(m, d, r, span, w, Gdiag);
+  p->Gdiag = Gdiag;
   return 0;
 }
 
 int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
-                      mr_problem *p, double **AinvJT) {
-  if (mr_delassus_form(m, d, r, v_free, 1, p)) return -1;
-  *AinvJT = (double *)p->AJ;
-  return 0;
+                      mr_problem *p) {
+  static const mr_solver_info dense = {.name = "dense", .dense_G = 1};
+  return mr_delassus_form(m, d, r, v_free, &dense, p);
 }
 
 void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int n) {
@@ -211,25 +260,22 @@ static double mr_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mr_solver_index(const mr_data *d) {
+int mr_solver_index(const mr_data *d) {
   int s = d->opt.solver;
   return s >= 0 && s < mr_solver_count() ? s : mr_solver_default();
 }
 
-/* Which side of joint r->id[row] a limit row holds: its Jacobian is +1 on the joint's dof
- * for the lower side, -1 for the upper (constraint.c). */
-static int mr_limit_side(const mr_model *m, const mr_rows *r, int row) {
-  int j = r->id[row];
-  return r->J[(size_t)row * r->nv + m->jnt_dofadr[j]] > 0 ? 0 : 1;
-}
+/* Which side of its joint a limit row holds: its one Jacobian entry is +1 for the lower
+ * side, -1 for the upper (constraint.c). */
+static int mr_limit_side(const mr_rows *r, int row) { return r->J[r->nzadr[row]] > 0 ? 0 : 1; }
 
 /* Warm start: contacts from their persistent impulse, limits from last step's impulse of
  * the same joint side, equalities from zero (their impulses are not kept). */
-static void mr_warm_start(const mr_model *m, const mr_data *d, const mr_rows *r, double *lambda) {
+static void mr_warm_start(const mr_data *d, const mr_rows *r, double *lambda) {
   int base = r->neq + r->nlim;
   memset(lambda, 0, (size_t)r->neq * sizeof(double));
   for (int i = r->neq; i < base; i++)
-    lambda[i] = d->limit_impulse[2 * r->id[i] + mr_limit_side(m, r, i)];
+    lambda[i] = d->limit_impulse[2 * r->id[i] + mr_limit_side(r, i)];
   for (int k = 0; k < r->ncon; k++)
     memcpy(lambda + base + 3 * k, d->contact[r->id[base + 3 * k]].impulse, 3 * sizeof(double));
 }
@@ -242,7 +288,7 @@ static void mr_write_impulses(const mr_model *m, mr_data *d, const mr_rows *r, c
   for (int k = 0; k < r->ncon; k++)
     memcpy(d->contact[r->id[base + 3 * k]].impulse, lambda + base + 3 * k, 3 * sizeof(double));
   memset(d->limit_impulse, 0, 2 * (size_t)m->njnt * sizeof(double));
-  for (int i = r->neq; i < base; i++) d->limit_impulse[2 * r->id[i] + mr_limit_side(m, r, i)] = lambda[i];
+  for (int i = r->neq; i < base; i++) d->limit_impulse[2 * r->id[i] + mr_limit_side(r, i)] = lambda[i];
 }
 
 static int mr_all_finite(const double *x, int n) {
@@ -259,48 +305,78 @@ static void mr_solve_failed(const mr_model *m, mr_data *d, double *dv) {
   memset(d->qfrc_constraint, 0, (size_t)m->nv * sizeof(double));
 }
 
+/* dv = A^-1 J^T lambda through AJ, for solvers that do not return it. */
+static void mr_velocity_change(const mr_problem *p, const double *lambda, double *dv) {
+  memset(dv, 0, (size_t)p->nv * sizeof(double));
+  for (int j = 0; j < p->nrow; j++)
+    if (lambda[j] != 0) mr_problem_add_impulse(p, dv, j, lambda[j]);
+}
+
+/* qfrc_constraint = J^T lambda / dt */
+static void mr_constraint_force(const mr_rows *r, const double *lambda, double *qfrc) {
+  memset(qfrc, 0, (size_t)r->nv * sizeof(double));
+  for (int j = 0; j < r->nrow; j++) {
+    double l = lambda[j] / r->dt;
+    if (l == 0) continue;
+    for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) qfrc[r->nzind[t]] += l * r->J[t];
+  }
+}
+
+/* A primal solver that stopped short hands its best point to pgs, which gets the dual form
+ * (AJ, and G where it pays) and the iterations left; pgs's per-contact projections settle
+ * the contacts whose sliding the primal method's outer steps could not. Its velocities
+ * then come from AJ (out->dv = NULL). Returns -1 on arena exhaustion. */
+static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, mr_problem *p,
+                              mr_solver_out *out) {
+  if (mr_delassus_dual(m, d, r, 0, p)) return -1;
+  const mr_solver_info *pgs = mr_solver_get(mr_solver_find("pgs"));
+  mr_problem q = *p;
+  q.max_iter = p->max_iter > out->iters ? p->max_iter - out->iters : 1;
+  mr_solver_out fb = {.lambda = out->lambda, .c = out->c,
+                      .history = out->history ? out->history + out->iters : NULL};
+  pgs->solve(&q, &fb, d);
+  out->iters += fb.iters;
+  out->status = fb.status;
+  out->residual = fb.residual;
+  out->dv = NULL;
+  return 0;
+}
+
 int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
                         double *dv) {
-  const int nv = m->nv, n = r->nrow;
+  const int n = r->nrow;
   size_t mark = mr_arena_mark(d);
   mr_problem p;
   double *lambda = mr_arena_doubles(d, (size_t)n), *c = mr_arena_doubles(d, (size_t)n);
   const mr_solver_info *solver = mr_solver_get(mr_solver_index(d));
-  if (!lambda || !c || mr_delassus_form(m, d, r, v_free, solver->dense_G, &p)) {
+  if (!lambda || !c || mr_delassus_form(m, d, r, v_free, solver, &p)) {
     mr_solve_failed(m, d, dv);
     mr_arena_restore(d, mark);
     return -1;
   }
-  mr_warm_start(m, d, r, lambda);
-  mr_solver_out out = {.lambda = lambda, .c = c, .history = d->solver_history};
+  mr_warm_start(d, r, lambda);
+  mr_solver_out out = {.lambda = lambda, .c = c, .dv = solver->primal ? dv : NULL,
+                       .history = d->solver_history};
   double start = mr_seconds();
   solver->solve(&p, &out, d);
+  if (solver->primal && out.status == MR_SOLVER_MAX_ITER && mr_solver_fallback(m, d, r, &p, &out))
+    out.status = MR_SOLVER_FAILED;
   d->metrics.solver_time = mr_seconds() - start;
 
-  if (!mr_all_finite(lambda, n)) {
+  if (!mr_all_finite(lambda, n) || (out.dv && !mr_all_finite(dv, m->nv))) {
     memset(lambda, 0, (size_t)n * sizeof(double));
+    memset(dv, 0, (size_t)m->nv * sizeof(double));
     out.status = MR_SOLVER_FAILED;
     out.residual = INFINITY;
+  } else if (!out.dv) {
+    mr_velocity_change(&p, lambda, dv);
   }
   d->solver_iters = out.iters;
   d->solver_status = out.status;
   d->solver_residual = out.residual;
   d->nefc = n;
   mr_write_impulses(m, d, r, lambda);
-
-  /* dv = A^-1 J^T lambda, qfrc_constraint = J^T lambda / dt */
-  memset(dv, 0, (size_t)nv * sizeof(double));
-  memset(d->qfrc_constraint, 0, (size_t)nv * sizeof(double));
-  for (int j = 0; j < n; j++) {
-    double l = lambda[j];
-    if (l == 0) continue;
-    const double *Jj = r->J + (size_t)j * nv;
-    mr_problem_add_impulse(&p, dv, j, l);
-    for (int t = r->nzadr[j]; t < r->nzadr[j + 1]; t++) {
-      int i = r->nzind[t];
-      d->qfrc_constraint[i] += l * Jj[i] / r->dt;
-    }
-  }
+  mr_constraint_force(r, lambda, d->qfrc_constraint);
   mr_metrics_compute_dv(&p, r, lambda, dv, c, &d->metrics);
   mr_arena_restore(d, mark);
   return 0;

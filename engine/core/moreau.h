@@ -344,6 +344,7 @@ typedef struct mr_data {
   double *qM;          /* nM: mass matrix, sparse lower triangle (with armature) */
   double *qLD;         /* nM: L^T D L factor of M (or of M + dt*D when implicit damping) */
   double *qLDiagInv;   /* nv */
+  double *qAdiag;      /* nv: the diagonal of the matrix qLD factors (A = qM off the diagonal) */
 
   /* velocity stage */
   double *cvel;     /* nbody x6 */

@@ -54,6 +54,7 @@ void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping) {
   memcpy(LD, d->qM, (size_t)m->nM * sizeof(double));
   if (dt_damping != 0)
     for (int i = 0; i < nv; i++) LD[Madr[i]] += dt_damping * m->dof_damping[i];
+  for (int i = 0; i < nv; i++) d->qAdiag[i] = LD[Madr[i]];
 
   for (int k = nv - 1; k >= 0; k--) {
     int kk = Madr[k];
@@ -108,6 +109,20 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
       for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
     }
   }
+}
+
+double mr_mass_inverse_norm2(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const double *LD = d->qLD;
+  double sum = 0;
+  for (int i = hi - 1; i >= lo; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) x[j] -= LD[adr] * xi;
+    sum += xi * xi * d->qLDiagInv[i];
+  }
+  return sum;
 }
 
 /* One vector is a block of width 1 whose dof i sits at x + i. */

@@ -282,6 +282,13 @@ static int mr_active_set_alloc(mr_active_set *s, const mr_problem *p, mr_data *w
          s->best && s->dropped;
 }
 
+size_t mr_active_set_scratch(size_t nrow, size_t nv) {
+  size_t m = nrow < MR_ACTIVE_SET_MAX ? nrow : MR_ACTIVE_SET_MAX;
+  size_t bytes = (nrow + m) * sizeof(mr_unknown) + nrow * sizeof(int) + m;
+  size_t doubles = 2 * m * m + 2 * m + 2 * (2 * nrow + nv + 1);
+  return bytes / sizeof(double) + 1 + doubles + 10 * 64 / sizeof(double);
+}
+
 /* (lambda, c, dv) into or out of a saved state. */
 static void mr_active_set_save(const mr_problem *p, double *to, const double *lambda,
                                const double *c, const double *dv) {

@@ -31,6 +31,9 @@
  * (lambda, c) on entry and on return. A row whose G_ii <= floor (a redundant row with a zero
  * Jacobian, which PGS skips too) is never an unknown. Returns 1 when the refined point was
  * kept, 0 when it was no better (lambda, c, dv unchanged), -1 on arena exhaustion. */
+/* Arena doubles one refinement takes at most (alignment included). */
+size_t mr_active_set_scratch(size_t nrow, size_t nv);
+
 int mr_active_set_refine(const mr_problem *p, double *lambda, double *c, double *dv,
                          double *residual, double floor, mr_data *work);
 

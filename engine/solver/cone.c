@@ -3,6 +3,7 @@
  * Vectors are ordered (normal, t1, t2). mu = 0 is allowed: K_0 is the ray x_T = 0, x_N >= 0
  * and K*_0 the half-space x_N >= 0. */
 #include <math.h>
+#include <string.h>
 
 #include "solver.h"
 
@@ -18,6 +19,33 @@ void mr_cone_project(double x[3], double mu) {
   x[0] = n;
   x[1] *= scale;
   x[2] *= scale;
+}
+
+int mr_cone_project_jacobian(const double y[3], double mu, double p[3], double dP[9]) {
+  double yn = y[0], s = mr_len2(y[1], y[2]);
+  if (yn >= 0 && s <= mu * yn) {
+    memcpy(p, y, 3 * sizeof(double));
+    for (int a = 0; a < 9; a++) dP[a] = a % 4 == 0;
+    return 1;
+  }
+  if (mu * s <= -yn) {
+    memset(p, 0, 3 * sizeof(double));
+    memset(dP, 0, 9 * sizeof(double));
+    return 0;
+  }
+  /* on the surface: n = (yn + mu s) / (1 + mu^2), p_T = mu n e with e = y_T / s (s > 0) */
+  double f = 1 / (1 + mu * mu), n = (yn + mu * s) * f, e[2] = {y[1] / s, y[2] / s};
+  double perp = mu * n / s;
+  p[0] = n;
+  p[1] = mu * n * e[0];
+  p[2] = mu * n * e[1];
+  dP[0] = f;
+  for (int a = 0; a < 2; a++) {
+    dP[3 * (a + 1)] = dP[a + 1] = mu * f * e[a];
+    for (int b = 0; b < 2; b++)
+      dP[3 * (a + 1) + b + 1] = mu * mu * f * e[a] * e[b] + perp * ((a == b) - e[a] * e[b]);
+  }
+  return 2;
 }
 
 void mr_cone_project_dual(double x[3], double mu) {

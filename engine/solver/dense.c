@@ -57,6 +57,39 @@ void mr_dense_cholesky_solve(const double *L, int n, double *x) {
   }
 }
 
+int mr_dense_lu_solve(double *A, int n, int *piv, double *x) {
+  double scale = 0;
+  for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)p * n + k])) p = i;
+    piv[k] = p;
+    if (!(fabs(A[(size_t)p * n + k]) > 1e-14 * scale)) return -1;
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)k * n + j];
+        A[(size_t)k * n + j] = A[(size_t)p * n + j];
+        A[(size_t)p * n + j] = t;
+      }
+    for (int i = k + 1; i < n; i++) {
+      double f = A[(size_t)i * n + k] /= A[(size_t)k * n + k];
+      for (int j = k + 1; j < n; j++) A[(size_t)i * n + j] -= f * A[(size_t)k * n + j];
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    double t = x[k];
+    x[k] = x[piv[k]];
+    x[piv[k]] = t;
+    for (int i = 0; i < k; i++) x[k] -= A[(size_t)k * n + i] * x[i];
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    for (int j = k + 1; j < n; j++) x[k] -= A[(size_t)k * n + j] * x[j];
+    x[k] /= A[(size_t)k * n + k];
+  }
+  return 0;
+}
+
 static double dense_normalize(double *x, int n) {
   double norm = 0;
   for (int i = 0; i < n; i++) norm += x[i] * x[i];

@@ -24,6 +24,10 @@ int mr_dense_cholesky(double *L, const double *A, const double *shift, double s,
 /* x = (L L^T)^-1 x in place, with L from mr_dense_cholesky. */
 void mr_dense_cholesky_solve(const double *L, int n, double *x);
 
+/* x = A^-1 x for the general n x n A by LU with partial pivoting, A overwritten (piv: n
+ * ints). Returns 0, or -1 when a pivot vanishes (A singular to working precision). */
+int mr_dense_lu_solve(double *A, int n, int *piv, double *x);
+
 /* Estimate of the largest eigenvalue of the symmetric PSD matrix A by power iteration
  * (at most max_iter products, stopping when the Rayleigh quotient changes by less than
  * rtol relative). work: 2n doubles. Returns 0 for n = 0 or A = 0. */

@@ -3,6 +3,7 @@
  * Adding a solver is one prototype and one line here. */
 #include <string.h>
 
+#include "active_set.h"
 #include "solver.h"
 
 void mr_solve_pgs(const mr_problem *p, mr_solver_out *out, mr_data *work);
@@ -14,24 +15,35 @@ void mr_solve_implicit(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);
+void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work);
+size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
 
 /* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table. */
 static const mr_solver_info mr_solvers[] = {
-    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0},
-    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1},
-    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1},
-    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1},
-    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1},
-    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1},
-    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1},
-    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1},
-    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1},
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0, 0},
+    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1, 0},
+    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1, 0},
+    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1, 0},
+    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0},
+    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0},
+    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0},
+    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0},
+    {"newton", '0', "the NCP by a primal Newton method: sparse tree Cholesky, exact line search, proximal and De Saxce outer steps", mr_solve_newton, 0, 1},
+    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0},
 };
 
 #define MR_NSOLVERS ((int)(sizeof mr_solvers / sizeof mr_solvers[0]))
 
 /* The solver used when opt.solver is -1 (README: why). */
 #define MR_DEFAULT_SOLVER "pgs"
+
+/* pgs's velocity form (dv and its diagonal, then an active-set refinement) or newton's. */
+size_t mr_solver_sparse_scratch(const mr_model *m, size_t nrow, size_t maxrow) {
+  size_t nv = (size_t)m->nv;
+  size_t pgs = (nv + nrow + mr_active_set_scratch(nrow, nv) + 64) * sizeof(double);
+  size_t newton = mr_newton_scratch_bytes(m, nrow, maxrow);
+  return pgs > newton ? pgs : newton;
+}
 
 int mr_solver_count(void) { return MR_NSOLVERS; }
 

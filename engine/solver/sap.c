@@ -144,10 +144,7 @@ static void sap_build(sap_ctx *s, double eps) {
     for (int a = 0; a < 3; a++) {
       int i = r0 + a;
       double vfree = p->g[i];
-      if (primal) {
-        vfree = 0;
-        for (int j = 0; j < nv; j++) vfree += p->J[(size_t)i * (size_t)nv + (size_t)j] * p->v_free[j];
-      }
+      if (primal) vfree = mr_problem_row_dot(p, i, p->v_free);
       s->r[i] = vfree - (a == 0 ? -phi0 / (dt + tau_d) : 0.0);
     }
   }
@@ -262,12 +259,7 @@ static void sap_warm_start(const sap_ctx *s, const double *L, double *z, double 
   int m = s->m, nv = p->nv;
   if (!p->d || !p->J || !p->v_free || nv <= 0) return;
   const double *v0 = p->d->qvel;
-  for (int i = 0; i < m; i++) {
-    const double *Ji = p->J + (size_t)i * (size_t)nv;
-    double x = 0;
-    for (int j = 0; j < nv; j++) x += Ji[j] * (v0[j] - p->v_free[j]);
-    b[i] = x;
-  }
+  for (int i = 0; i < m; i++) b[i] = mr_problem_row_dot(p, i, v0) - mr_problem_row_dot(p, i, p->v_free);
   double *zv = b; /* in place: row i of the solve reads b[i] before writing z[i] */
   sap_lower_solve(L, m, b, zv);
   double cost_v = sap_cost(s, L, zv, u, gam), cost_lambda = sap_cost(s, L, z, u, gam);
@@ -292,7 +284,7 @@ void mr_solve_sap(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->iters = 0;
   /* sap reads J and v_free too (its velocity target), so they must be finite as well */
   int nv = p->J && p->v_free ? p->nv : 0;
-  if (!mr_problem_input_ok(p) || (nv && (!mr_dense_is_finite(p->J, p->nrow * nv) ||
+  if (!mr_problem_input_ok(p) || (nv && (!mr_dense_is_finite(p->J, p->nzadr[p->nrow]) ||
                                          !mr_dense_is_finite(p->v_free, nv)))) {
     mr_solver_fail(p, out);
     return;

@@ -72,14 +72,8 @@ static void soft_velocities(const mr_problem *p, double *gfree, double *vrel) {
       gfree[i] = vrel[i] = p->g[i];
       continue;
     }
-    const double *Ji = p->J + (size_t)i * (size_t)nv;
-    double a = 0, b = 0;
-    for (int j = 0; j < nv; j++) {
-      a += Ji[j] * p->v_free[j];
-      b += Ji[j] * p->d->qvel[j];
-    }
-    gfree[i] = a;
-    vrel[i] = b;
+    gfree[i] = mr_problem_row_dot(p, i, p->v_free);
+    vrel[i] = mr_problem_row_dot(p, i, p->d->qvel);
   }
 }
 

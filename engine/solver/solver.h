@@ -42,10 +42,15 @@ typedef struct mr_problem {
   int nrow, neq, nlim, ncon; /* nrow = neq + nlim + 3 ncon */
   double dt;
 
-  const double *J;      /* nrow x nv, row-major */
+  /* J in compressed rows: row i's nonzeros are J[t] at columns nzind[t], t in
+   * [nzadr[i], nzadr[i+1]), columns ascending. NULL in hand-built problems. */
+  const double *J;
+  const int *nzadr;
+  const int *nzind;
   const double *G;      /* nrow x nrow, row-major: J A^-1 J^T (A = M, or M + dt D ...);
                            NULL only for solvers with dense_G = 0, on big problems */
   const double *g;      /* nrow: free constraint velocity plus bias */
+  const double *Gdiag;  /* nrow: G's diagonal J_i A^-1 J_i^T (NULL in hand-built problems) */
   const double *R;      /* nrow: regularization/compliance; 0 for rigid rows (soft, sap) */
   const double *mu;     /* ncon: friction coefficient of contact k */
   const double *dist;   /* ncon: signed distance of contact k (soft, sap) */
@@ -56,11 +61,16 @@ typedef struct mr_problem {
   /* The factored form of G, for solvers that never form it (mr_solver_info.dense_G = 0):
    * G = J AJ^T. Row j of AJ = A^-1 J_j^T is nonzero only inside the dofs of the (at most
    * two) kinematic trees row j touches: [span[4j], span[4j+1]) and [span[4j+2],
-   * span[4j+3]) (an empty second range has equal ends). NULL in hand-built problems. */
-  const double *AJ;     /* nrow x nv */
-  const int *nzadr;     /* nrow + 1: J row i's nonzero columns are nzind[nzadr[i]..nzadr[i+1]) */
-  const int *nzind;
+   * span[4j+3]) (an empty second range has equal ends); those entries are stored
+   * contiguously from AJ + AJadr[j], first range first. NULL in hand-built problems and
+   * for primal solvers (mr_solver_info.primal), which never need it. */
+  const double *AJ;
+  const int *AJadr;     /* nrow */
   const int *span;      /* nrow x 4 */
+
+  /* The matrix the velocity update inverts, A = M (+ dt D, or the midpoint's), for primal
+   * solvers: off the diagonal it is the data's qM (sparse lower triangle), on it Adiag. */
+  const double *Adiag;  /* nv */
 
   const mr_model *m;    /* for mr_problem_solve_mass and model-level parameters */
   const mr_data *d;     /* holds the factor used for G (read-only) */
@@ -72,34 +82,51 @@ typedef struct mr_problem {
 typedef struct mr_solver_out {
   double *lambda;   /* nrow: in: warm start (persistent contacts, last step); out: impulses */
   double *c;        /* nrow: out: G lambda + g */
+  double *dv;       /* nv, primal solvers only (else NULL): out: A^-1 J^T lambda */
   double *history;  /* max_iter: residual after each iteration (for the plots) */
   int iters;        /* iterations done */
   int status;       /* mr_solver_status */
   double residual;  /* the solver's own stopping measure at exit */
 } mr_solver_out;
 
-/* Velocity-form helpers for problems with AJ (engine/constraint/delassus.c). dv is the velocity change
- * A^-1 J^T lambda (nv); c = G lambda + g is then g + J dv. */
+/* J_i . x over row i's nonzeros. */
+static inline double mr_problem_row_dot(const mr_problem *p, int i, const double *x) {
+  double s = 0;
+  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += p->J[t] * x[p->nzind[t]];
+  return s;
+}
+
+/* Velocity-form helpers for problems with AJ (engine/constraint/delassus.c). dv is the
+ * velocity change A^-1 J^T lambda (nv); c = G lambda + g is then g + J dv. */
 static inline void mr_problem_add_impulse(const mr_problem *p, double *dv, int row, double delta) {
-  const double *a = p->AJ + (size_t)row * p->nv;
+  const double *a = p->AJ + p->AJadr[row];
   const int *s = p->span + 4 * row;
-  for (int i = s[0]; i < s[1]; i++) dv[i] += delta * a[i];
-  for (int i = s[2]; i < s[3]; i++) dv[i] += delta * a[i];
+  for (int i = s[0]; i < s[1]; i++) dv[i] += delta * *a++;
+  for (int i = s[2]; i < s[3]; i++) dv[i] += delta * *a++;
+}
+/* Entry k (a dof) of AJ's row j: zero outside the row's trees. */
+static inline double mr_problem_AJ_entry(const mr_problem *p, int j, int k) {
+  const int *s = p->span + 4 * j;
+  const double *a = p->AJ + p->AJadr[j];
+  if (k >= s[0] && k < s[1]) return a[k - s[0]];
+  if (k >= s[2] && k < s[3]) return a[(s[1] - s[0]) + (k - s[2])];
+  return 0;
 }
 /* G_ij: from G when the problem has it, else J_i . AJ_j over J_i's nonzeros. */
 static inline double mr_problem_entry(const mr_problem *p, int i, int j) {
   if (p->G) return p->G[(size_t)i * (size_t)p->nrow + (size_t)j];
-  const double *Ji = p->J + (size_t)i * (size_t)p->nv, *Aj = p->AJ + (size_t)j * (size_t)p->nv;
   double s = 0;
-  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += Ji[p->nzind[t]] * Aj[p->nzind[t]];
+  for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) s += p->J[t] * mr_problem_AJ_entry(p, j, p->nzind[t]);
   return s;
 }
 static inline double mr_problem_row_velocity(const mr_problem *p, const double *dv, int row) {
-  const double *Jr = p->J + (size_t)row * p->nv;
-  double s = p->g[row];
-  for (int t = p->nzadr[row]; t < p->nzadr[row + 1]; t++) s += Jr[p->nzind[t]] * dv[p->nzind[t]];
-  return s;
+  return p->g[row] + mr_problem_row_dot(p, row, dv);
 }
+
+/* Arena bytes the solvers that never form G (pgs in velocity form, newton) may take for a
+ * problem of nrow rows with at most maxrow nonzeros in one row (registry.c). The dense
+ * solvers take up to MR_SOLVER_SCRATCH (constraint.h) doubles for the rows they get. */
+size_t mr_solver_sparse_scratch(const mr_model *m, size_t nrow, size_t maxrow);
 
 /* A solver: scratch from the data's arena (mr_arena_* in engine/core/arena.h), never malloc. */
 typedef void (*mr_solver_fn)(const mr_problem *p, mr_solver_out *out, mr_data *work);
@@ -110,6 +137,8 @@ typedef struct mr_solver_info {
   const char *description; /* one line */
   mr_solver_fn solve;
   int dense_G;             /* 1: needs p->G; 0: also works from J and AJ (big scenes) */
+  int primal;              /* 1: works in velocities from J, A and v_free: needs neither G
+                              nor AJ, and returns dv */
 } mr_solver_info;
 
 /* The registry (engine/solver/registry.c): one line per solver. */
@@ -123,6 +152,9 @@ void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int 
 void mr_cone_project(double x[3], double mu);         /* onto K_mu */
 void mr_cone_project_dual(double x[3], double mu);    /* onto K*_mu = K_{1/mu} */
 double mr_cone_distance(const double x[3], double mu);
+/* p = P_K(y) and its Jacobian dP (3x3 row-major, symmetric PSD); returns where y lies:
+ * 0 the polar cone (p = 0), 1 inside K (p = y), 2 beyond its surface. */
+int mr_cone_project_jacobian(const double y[3], double mu, double p[3], double dP[9]);
 /* Limits and normal impulses to >= 0, each contact's friction scaled into its disk
  * ||lambda_T|| <= mu lambda_N keeping lambda_N (the NCP's "horizontal" projection, the one
  * PGS uses). */

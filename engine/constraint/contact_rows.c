@@ -1,0 +1,171 @@
+/* Contact rows: which contacts become rows, the point their rows measure, their dofs,
+ * Jacobians and biases (constraint.h gives the order, signs and stabilization rule).
+ * Contacts of condim 1 get mu = 0: still 3 rows, the cone of aperture 0 forces the
+ * tangential impulse to 0. condim 4 and 6 are solved as condim 3 (no torsional or rolling
+ * friction yet).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "rows.h"
+
+/* ------------------------------------------------------------------ contacts */
+
+/* A contact is a row below margin - gap (MuJoCo's activation rule). */
+static int mr_contact_is_row(const mr_model *m, const mr_contact *c) {
+  (void)m;
+  return c->dist < c->margin - c->gap;
+}
+
+/* The k-th smallest (0-based) of x[0..n) by quickselect; x is reordered. */
+static double mr_select(double *x, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return x[k];
+  }
+  return x[k];
+}
+
+/* Marks in keep[] the contacts that become rows: all candidates, or the `cap` deepest
+ * when there are more (the rest are counted as dropped and their impulses zeroed). */
+int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double *scratch,
+                      int *ncand) {
+  int n = 0;
+  for (int k = 0; k < d->ncon; k++) {
+    keep[k] = mr_contact_is_row(m, &d->contact[k]);
+    if (keep[k]) scratch[n++] = d->contact[k].dist;
+  }
+  *ncand = n;
+  if (n <= cap) return n;
+  double thr = cap > 0 ? mr_select(scratch, n, cap - 1) : -INFINITY;
+  int kept = 0;
+  for (int k = 0; k < d->ncon; k++) {
+    if (!keep[k]) continue;
+    keep[k] = d->contact[k].dist < thr;
+    kept += keep[k];
+  }
+  for (int k = 0; k < d->ncon && kept < cap; k++)
+    if (mr_contact_is_row(m, &d->contact[k]) && !keep[k] && d->contact[k].dist == thr) {
+      keep[k] = 1;
+      kept++;
+    }
+  for (int k = 0; k < d->ncon; k++)
+    if (mr_contact_is_row(m, &d->contact[k]) && !keep[k]) memset(d->contact[k].impulse, 0, 3 * sizeof(double));
+  d->ncon_dropped += n - kept;
+  d->warning_count++;
+  return kept;
+}
+
+/* The point whose relative velocity a contact's rows measure: on the surface of one of the
+ * two geoms (the world's when one of them is static, else geom1's), not at the midpoint
+ * between the surfaces where the contact is reported. It matters for redundant sets. A
+ * foot resting on four points gets twelve rows for six dofs; their targets (no slip, and
+ * the normal stabilization, linear in each point's depth) agree only if the points are
+ * fixed in one plane of one body. Midpoints sit depth/2 below the floor, each at its own
+ * height, so a foot that tilts to recover its penetration slips by omega x (depth
+ * difference)/2 at some points and not at others: the rows contradict each other by
+ * ~1e-5 m/s, the problem has no exact solution with all points sticking, and PGS crawled
+ * through 100 sweeps on half of the humanoid's steps. On the floor's surface the points
+ * are coplanar and the same steps converge in 2 sweeps plus one active-set solve. */
+void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]) {
+  /* the surfaces are at pos -/+ (dist/2) n, the normal pointing from geom1 to geom2 */
+  double side = m->body_weldid[c->body2] == 0 && m->body_weldid[c->body1] != 0 ? 0.5 : -0.5;
+  for (int a = 0; a < 3; a++) at[a] = c->pos[a] + side * c->dist * c->frame[a];
+}
+
+/* Both chains to their roots, merged; every other column of the contact's rows is zero. */
+int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
+  int n1 = 0, n = 0;
+  for (int i = c->body1 > 0 ? mr_body_last_dof(m, c->body1) : -1; i >= 0; i = m->dof_parentid[i])
+    dofs[n1++] = i;
+  int *chain2 = dofs + n1;
+  int n2 = 0;
+  for (int i = c->body2 > 0 ? mr_body_last_dof(m, c->body2) : -1; i >= 0; i = m->dof_parentid[i])
+    chain2[n2++] = i;
+  /* both chains descend; merge them into ascending order from their tails */
+  int a = n1 - 1, b = n2 - 1, total = n1 + n2;
+  int *merged = dofs + total;
+  while (a >= 0 || b >= 0) {
+    int next = b < 0 || (a >= 0 && dofs[a] < chain2[b]) ? dofs[a--] : chain2[b--];
+    if (n == 0 || merged[n - 1] != next) merged[n++] = next;
+  }
+  memmove(dofs, merged, (size_t)n * sizeof(int));
+  return n;
+}
+
+int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep, int *dofs) {
+  int n = 0;
+  for (int ci = 0; ci < d->ncon; ci++)
+    if (keep[ci]) n += 3 * mr_contact_dofs(m, &d->contact[ci], dofs);
+  return n;
+}
+
+/* The normal row's bias: penetration recovery or the gap to close, and restitution. */
+static double mr_contact_bias(const mr_model *m, const mr_data *d, const mr_rows *r, int row,
+                              const mr_contact *c) {
+  double bias = mr_unilateral_bias(c->dist + MR_CONTACT_SLOP, MR_ERP_CONTACT, r->dt,
+                                   m->body_rootid[c->body1] != m->body_rootid[c->body2]);
+  double e = d->opt.restitution;
+  if (e > 0 && c->age == 0) {
+    double vn = 0;
+    for (int t = r->nzadr[row]; t < r->nzadr[row + 1]; t++) vn += r->J[t] * d->qvel[r->nzind[t]];
+    /* The bounce replaces the penetration recovery instead of adding to it: recovery
+     * (ERP * depth / dt, about ERP * vn at impact) would otherwise raise e by ~0.2. */
+    if (vn < 0) bias = fmin(bias, e * vn);
+  }
+  return bias;
+}
+
+/* A contact's three rows share one column list: the dofs of its bodies' chains (a few
+ * entries may be zero, which costs less than testing for them and keeps the pattern of
+ * the three rows identical for the solvers that work per contact). */
+void mr_contact_rows_fill(const mr_model *m, mr_data *d, mr_rows *r, const int *keep, double *jp) {
+  const int nv = m->nv;
+  int k = 0, *dofs = (int *)(jp + 3 * (size_t)nv);
+  /* jp is zero between contacts: only the dofs a contact's Jacobian touches are written and
+   * cleared, which on a pile of free bodies is 12 of hundreds */
+  memset(jp, 0, 3 * (size_t)nv * sizeof(double));
+  for (int ci = 0; ci < d->ncon; ci++) {
+    if (!keep[ci]) continue;
+    const mr_contact *c = &d->contact[ci];
+    int row = r->neq + r->nlim + 3 * k;
+    int ndof = mr_contact_dofs(m, c, dofs);
+    double at[3];
+    mr_contact_anchor(m, c, at);
+    mr_jac_point_add(m, d, c->body2, at, 1, jp, NULL);
+    mr_jac_point_add(m, d, c->body1, at, -1, jp, NULL);
+    for (int a = 0; a < 3; a++) {
+      const double *axis = c->frame + 3 * a;
+      mr_rows_begin(r, row + a);
+      for (int t = 0; t < ndof; t++) {
+        int i = dofs[t];
+        mr_rows_add(r, i, axis[0] * jp[i] + axis[1] * jp[nv + i] + axis[2] * jp[2 * nv + i]);
+      }
+      r->phi[row + a] = a == 0 ? c->dist : 0;
+      r->bias[row + a] = 0;
+      r->id[row + a] = ci;
+    }
+    for (int t = 0; t < ndof; t++) jp[dofs[t]] = jp[nv + dofs[t]] = jp[2 * nv + dofs[t]] = 0;
+    r->bias[row] = mr_contact_bias(m, d, r, row, c);
+    r->mu[k] = c->dim == 1 ? 0 : c->friction[0];
+    r->dist[k] = c->dist;
+    memcpy(r->solref + 2 * k, c->solref, 2 * sizeof(double));
+    memcpy(r->solimp + 5 * k, c->solimp, 5 * sizeof(double));
+    k++;
+  }
+}

@@ -1,0 +1,318 @@
+/* Block Cholesky over kinematic trees (tree_cholesky.h). */
+#include "tree_cholesky.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/core/arena.h"
+
+static int mr_tree_size(const mr_tree_chol *h, int t) { return h->tree_adr[t + 1] - h->tree_adr[t]; }
+
+/* Trees are maximal runs of dofs with the same root body: dofs are numbered depth first,
+ * so a tree's dofs are contiguous. */
+static int mr_count_trees(const mr_model *m, int *tree_adr, int *tree_of) {
+  int nt = 0;
+  for (int i = 0; i < m->nv;) {
+    int root = m->body_rootid[m->dof_bodyid[i]], j = i;
+    while (j < m->nv && m->body_rootid[m->dof_bodyid[j]] == root) j++;
+    if (tree_adr) tree_adr[nt] = i;
+    for (int k = i; k < j && tree_of; k++) tree_of[k] = nt;
+    nt++;
+    i = j;
+  }
+  if (tree_adr) tree_adr[nt] = m->nv;
+  return nt;
+}
+
+size_t mr_tree_chol_bytes(const mr_model *m) {
+  size_t nt = (size_t)mr_count_trees(m, NULL, NULL), nv = (size_t)m->nv;
+  size_t ints = 9 * nt + 4 + nv + nt * nt;
+  size_t sizes = nt * nt / 2 + 2 * nt + 2;
+  return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + nv) * sizeof(double) +
+         16 * MR_ALIGN;
+}
+
+int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
+  memset(h, 0, sizeof *h);
+  h->nv = m->nv;
+  h->ntree = mr_count_trees(m, NULL, NULL);
+  size_t nt = (size_t)h->ntree;
+  h->tree_adr = mr_arena_ints(work, nt + 1);
+  h->tree_of = mr_arena_ints(work, (size_t)m->nv + 1);
+  h->adj = mr_arena_alloc(work, nt * nt + 1);
+  if (!h->tree_adr || !h->tree_of || !h->adj) return -1;
+  mr_count_trees(m, h->tree_adr, h->tree_of);
+  memset(h->adj, 0, nt * nt);
+  return 0;
+}
+
+void mr_tree_chol_join(mr_tree_chol *h, int i, int j) {
+  int a = h->tree_of[i], b = h->tree_of[j];
+  if (a == b) return;
+  h->adj[(size_t)a * h->ntree + b] = h->adj[(size_t)b * h->ntree + a] = 1;
+}
+
+/* ------------------------------------------------------------------ symbolic */
+
+/* Minimum-degree order on the graph of joined trees (ties: lowest index). Eliminating a tree
+ * joins its remaining neighbours pairwise (the fill of its block column), and its
+ * neighbours at that moment are exactly the later trees its column of L reaches: they are
+ * appended to lst, tree k's at lst[start[k]], count[k] of them. Returns their total. */
+static int mr_tree_order(mr_tree_chol *h, int *degree, unsigned char *done, int *scratch,
+                         int *lst, int *start, int *count) {
+  const int nt = h->ntree;
+  unsigned char *adj = h->adj;
+  int nnb = 0;
+  for (int a = 0; a < nt; a++) {
+    degree[a] = 0;
+    done[a] = 0;
+    for (int b = 0; b < nt; b++) degree[a] += adj[(size_t)a * nt + b];
+  }
+  for (int p = 0; p < nt; p++) {
+    int k = -1;
+    for (int a = 0; a < nt; a++)
+      if (!done[a] && (k < 0 || degree[a] < degree[k])) k = a;
+    done[k] = 1;
+    h->order[p] = k;
+    h->pos[k] = p;
+    int n = 0;
+    for (int b = 0; b < nt; b++)
+      if (!done[b] && adj[(size_t)k * nt + b]) scratch[n++] = b;
+    start[k] = nnb;
+    count[k] = n;
+    for (int x = 0; x < n; x++) {
+      int a = scratch[x];
+      lst[nnb++] = a;
+      degree[a]--;
+      for (int y = x + 1; y < n; y++) {
+        int b = scratch[y];
+        if (adj[(size_t)a * nt + b]) continue;
+        adj[(size_t)a * nt + b] = adj[(size_t)b * nt + a] = 1;
+        degree[a]++;
+        degree[b]++;
+      }
+    }
+  }
+  return nnb;
+}
+
+/* Block layout: each tree's diagonal block, then its blocks with its later neighbours. */
+static size_t mr_tree_layout(mr_tree_chol *h) {
+  size_t n = 0;
+  for (int t = 0; t < h->ntree; t++) {
+    int nt = mr_tree_size(h, t);
+    h->diagadr[t] = n;
+    n += (size_t)nt * (size_t)nt;
+    for (int e = h->nbadr[t]; e < h->nbadr[t + 1]; e++) {
+      h->blkadr[e] = n;
+      n += (size_t)mr_tree_size(h, h->nb[e]) * (size_t)nt;
+    }
+  }
+  return n;
+}
+
+int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
+  const size_t nt = (size_t)h->ntree, pairs = nt * (nt - 1) / 2 + 1;
+  int *degree = mr_arena_ints(work, nt), *scratch = mr_arena_ints(work, nt);
+  int *start = mr_arena_ints(work, nt), *count = mr_arena_ints(work, nt);
+  int *lst = mr_arena_ints(work, pairs);
+  unsigned char *done = mr_arena_alloc(work, nt);
+  h->order = mr_arena_ints(work, nt);
+  h->pos = mr_arena_ints(work, nt);
+  h->nbadr = mr_arena_ints(work, nt + 1);
+  if (!degree || !scratch || !start || !count || !lst || !done || !h->order || !h->pos ||
+      !h->nbadr)
+    return -1;
+  int nnb = mr_tree_order(h, degree, done, scratch, lst, start, count);
+  h->nb = mr_arena_ints(work, (size_t)nnb + 1);
+  h->blkadr = mr_arena_alloc(work, ((size_t)nnb + 1) * sizeof(size_t));
+  h->diagadr = mr_arena_alloc(work, (nt + 1) * sizeof(size_t));
+  if (!h->nb || !h->blkadr || !h->diagadr) return -1;
+  h->nbadr[0] = 0;
+  for (size_t t = 0; t < nt; t++) {
+    h->nbadr[t + 1] = h->nbadr[t] + count[t];
+    memcpy(h->nb + h->nbadr[t], lst + start[t], (size_t)count[t] * sizeof(int));
+  }
+  h->nval = mr_tree_layout(h);
+  h->val = mr_arena_doubles(work, h->nval + 1);
+  return h->val ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ assembly */
+
+void mr_tree_chol_zero(mr_tree_chol *h) { memset(h->val, 0, h->nval * sizeof(double)); }
+
+/* The block of L holding rows of tree s and columns of tree t (t eliminated first), or NULL
+ * when they are not joined. */
+static double *mr_tree_block(const mr_tree_chol *h, int s, int t) {
+  for (int e = h->nbadr[t]; e < h->nbadr[t + 1]; e++)
+    if (h->nb[e] == s) return h->val + h->blkadr[e];
+  return NULL;
+}
+
+static int mr_tree_before(const mr_tree_chol *h, int a, int b) { return h->pos[a] < h->pos[b]; }
+
+/* Adds W's entries for the column runs [a0, a1) (tree ta) and [b0, b1) (tree tb, ta != tb)
+ * into their off-diagonal block. */
+static void mr_tree_add_pair(mr_tree_chol *h, const int *cols, int n, const double *W, int a0,
+                             int a1, int b0, int b1) {
+  int ta = h->tree_of[cols[a0]], tb = h->tree_of[cols[b0]];
+  int first = mr_tree_before(h, ta, tb) ? ta : tb;
+  int later = first == ta ? tb : ta;
+  double *B = mr_tree_block(h, later, first);
+  if (!B) return; /* not joined: the caller joined every pair it adds, so never */
+  int lo_l = h->tree_adr[later], lo_f = h->tree_adr[first], nf = mr_tree_size(h, first);
+  for (int x = a0; x < a1; x++)
+    for (int y = b0; y < b1; y++) {
+      int i = cols[x], j = cols[y];
+      double w = x > y ? W[(size_t)x * n + y] : W[(size_t)y * n + x];
+      if (first == ta) B[(size_t)(j - lo_l) * nf + (size_t)(i - lo_f)] += w;
+      else B[(size_t)(i - lo_l) * nf + (size_t)(j - lo_f)] += w;
+    }
+}
+
+void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const double *W) {
+  /* ascending columns fall into runs of one tree each */
+  int run[8], nrun = 0;
+  for (int x = 0; x < n; x++)
+    if (x == 0 || h->tree_of[cols[x]] != h->tree_of[cols[x - 1]]) {
+      if (nrun == 7) return; /* a row touches two trees at most: cannot happen */
+      run[nrun++] = x;
+    }
+  run[nrun] = n;
+  for (int r = 0; r < nrun; r++) {
+    for (int x = run[r]; x < run[r + 1]; x++)
+      for (int y = run[r]; y <= x; y++) mr_tree_chol_add_diag(h, cols[x], cols[y], W[(size_t)x * n + y]);
+    for (int q = 0; q < r; q++) mr_tree_add_pair(h, cols, n, W, run[r], run[r + 1], run[q], run[q + 1]);
+  }
+}
+
+/* ------------------------------------------------------------------ numeric */
+
+/* In-place lower Cholesky of the n x n row-major block. */
+static int mr_block_cholesky(double *L, int n, double floor) {
+  int raised = 0;
+  for (int i = 0; i < n; i++) {
+    double *li = L + (size_t)i * n;
+    for (int j = 0; j <= i; j++) {
+      const double *lj = L + (size_t)j * n;
+      double s = li[j];
+      for (int k = 0; k < j; k++) s -= li[k] * lj[k];
+      if (j < i) {
+        li[j] = s / lj[j];
+        continue;
+      }
+      if (!isfinite(s)) return -1;
+      double least = floor * fabs(li[i]) + 1e-300;
+      if (s < least) {
+        s = least;
+        raised++;
+      }
+      li[i] = sqrt(s);
+    }
+  }
+  return raised;
+}
+
+/* B <- B L^-T for the ns x nt block B and t's factored diagonal L. */
+static void mr_block_right_solve(double *B, int ns, const double *L, int nt) {
+  for (int r = 0; r < ns; r++) {
+    double *b = B + (size_t)r * nt;
+    for (int j = 0; j < nt; j++) {
+      const double *lj = L + (size_t)j * nt;
+      double s = b[j];
+      for (int k = 0; k < j; k++) s -= b[k] * lj[k];
+      b[j] = s / lj[j];
+    }
+  }
+}
+
+/* C -= X Y^T over rows of X (nx x nk) and Y (ny x nk); lower: only C's lower triangle
+ * (X == Y, square C). */
+static void mr_block_update(double *C, const double *X, int nx, const double *Y, int ny, int nk,
+                            int lower) {
+  for (int i = 0; i < nx; i++) {
+    const double *xi = X + (size_t)i * nk;
+    double *ci = C + (size_t)i * ny;
+    int jend = lower ? i + 1 : ny;
+    for (int j = 0; j < jend; j++) {
+      const double *yj = Y + (size_t)j * nk;
+      double s = 0;
+      for (int k = 0; k < nk; k++) s += xi[k] * yj[k];
+      ci[j] -= s;
+    }
+  }
+}
+
+/* Eliminates tree k: its diagonal, its column of blocks, and their updates of the later
+ * trees (each pair of its neighbours is joined, so every target block exists). */
+static int mr_tree_eliminate(mr_tree_chol *h, int k, double floor) {
+  const int nk = mr_tree_size(h, k);
+  double *Lkk = h->val + h->diagadr[k];
+  int raised = mr_block_cholesky(Lkk, nk, floor);
+  if (raised < 0) return -1;
+  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++)
+    mr_block_right_solve(h->val + h->blkadr[e], mr_tree_size(h, h->nb[e]), Lkk, nk);
+  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
+    int s = h->nb[e], ns = mr_tree_size(h, s);
+    const double *Bs = h->val + h->blkadr[e];
+    mr_block_update(h->val + h->diagadr[s], Bs, ns, Bs, ns, nk, 1);
+    for (int f = h->nbadr[k]; f < h->nbadr[k + 1]; f++) {
+      int u = h->nb[f];
+      if (u == s || !mr_tree_before(h, u, s)) continue;
+      /* block (s, u): rows of s, columns of u (u eliminated before s) */
+      mr_block_update(mr_tree_block(h, s, u), Bs, ns, h->val + h->blkadr[f], mr_tree_size(h, u), nk, 0);
+    }
+  }
+  return raised;
+}
+
+int mr_tree_chol_factor(mr_tree_chol *h, double floor) {
+  int raised = 0;
+  for (int p = 0; p < h->ntree; p++) {
+    int r = mr_tree_eliminate(h, h->order[p], floor);
+    if (r < 0) return -1;
+    raised += r;
+  }
+  return raised;
+}
+
+void mr_tree_chol_solve(const mr_tree_chol *h, double *x) {
+  for (int p = 0; p < h->ntree; p++) { /* L y = x */
+    int k = h->order[p], nk = mr_tree_size(h, k);
+    double *xk = x + h->tree_adr[k];
+    const double *L = h->val + h->diagadr[k];
+    for (int i = 0; i < nk; i++) {
+      double s = xk[i];
+      for (int j = 0; j < i; j++) s -= L[(size_t)i * nk + j] * xk[j];
+      xk[i] = s / L[(size_t)i * nk + i];
+    }
+    for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
+      int s = h->nb[e], ns = mr_tree_size(h, s);
+      const double *B = h->val + h->blkadr[e];
+      double *xs = x + h->tree_adr[s];
+      for (int i = 0; i < ns; i++) {
+        double acc = 0;
+        for (int j = 0; j < nk; j++) acc += B[(size_t)i * nk + j] * xk[j];
+        xs[i] -= acc;
+      }
+    }
+  }
+  for (int p = h->ntree - 1; p >= 0; p--) { /* L^T x = y */
+    int k = h->order[p], nk = mr_tree_size(h, k);
+    double *xk = x + h->tree_adr[k];
+    for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
+      int s = h->nb[e], ns = mr_tree_size(h, s);
+      const double *B = h->val + h->blkadr[e];
+      const double *xs = x + h->tree_adr[s];
+      for (int i = 0; i < ns; i++)
+        for (int j = 0; j < nk; j++) xk[j] -= B[(size_t)i * nk + j] * xs[i];
+    }
+    const double *L = h->val + h->diagadr[k];
+    for (int i = nk - 1; i >= 0; i--) {
+      double s = xk[i];
+      for (int j = i + 1; j < nk; j++) s -= L[(size_t)j * nk + i] * xk[j];
+      xk[i] = s / L[(size_t)i * nk + i];
+    }
+  }
+}
