@@ -15,6 +15,7 @@ static int cmd_solvers(int argc, char **argv) {
   for (int i = 0; i < mr_solver_count(); i++)
     printf("%-10s %-6c %s%s\n", mr_solver_name(i), mr_solver_hotkey(i), mr_solver_description(i),
            i == mr_solver_default() ? " (default)" : "");
+  printf("\ndefault: %s: %s\n", mr_solver_name(mr_solver_default()), mr_solver_default_reason());
   return MR_EXIT_OK;
 }
 

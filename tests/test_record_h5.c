@@ -137,7 +137,7 @@ static void check_h5_with_library(const char *path, const mr_model *m, const dir
     free(x);
   }
   h5_check_string_attr(file, "model", m->model_name);
-  h5_check_string_attr(file, "solver", "pgs");
+  h5_check_string_attr(file, "solver", mr_solver_name(mr_solver_default()));
   h5_check_string_attr(file, "integrator", "euler");
   h5_check_string_attr(file, "moreau_version", MR_VERSION_STRING);
   double timestep = 0;

@@ -151,7 +151,8 @@ static void test_registry(void) {
   MR_CHECK(mr_solver_find("pgs") >= 0);
   MR_CHECK(mr_solver_find("no-such-solver") == -1);
   MR_CHECK(mr_solver_find(NULL) == -1);
-  MR_CHECK(strcmp(mr_solver_name(mr_solver_default()), "pgs") == 0);
+  MR_CHECK(strcmp(mr_solver_name(mr_solver_default()), "newton") == 0);
+  MR_CHECK(mr_solver_default_reason() && mr_solver_default_reason()[0]);
   for (int i = 0; i < mr_solver_count(); i++) {
     MR_CHECK(mr_solver_find(mr_solver_name(i)) == i);
     MR_CHECK(mr_solver_hotkey(i) != 0);

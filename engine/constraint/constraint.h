@@ -104,7 +104,7 @@
  * the dense solvers' factors and scratch are O(nrow^2), and the arena holds them for this
  * many rows only, so a model's data is sized to what the sparse solvers need (beyond it,
  * the shallowest contacts are dropped as above). */
-#define MR_DENSE_MAX_ROWS 600
+#define MR_DENSE_MAX_ROWS 512
 
 /* Rows solved together for AJ (delassus.c): enough for a humanoid's contact set, and a
  * bounded scratch (MR_AJ_BLOCK nv doubles) however many rows a pile has. */

@@ -447,6 +447,7 @@ void mr_collide(const mr_model *m, mr_data *d);
  * is -1. */
 int mr_solver_count(void);
 int mr_solver_find(const char *name);
+const char *mr_solver_default_reason(void); /* one line: why the default is the default */
 int mr_solver_default(void);
 const char *mr_solver_name(int index);
 char mr_solver_hotkey(int index);

@@ -1,36 +1,36 @@
-/* newton: the NCP solved by a primal Newton method, with the work growing with the contacts.
+/* newton: the NCP solved by a Newton method in velocities, with the work growing with the
+ * contacts.
  *
- * The exact NCP (papers/000, 002: Signorini, Coulomb's cone, maximum dissipation, with the
- * De Saxce correction) is not the optimality condition of any convex problem, but it is
- * the limit of a sequence of convex ones. Given a proximal centre lambda_c and, per
- * contact, the De Saxce shift S = mu |c_T| frozen, the cone complementarity
+ * Unknown: the velocity v at the end of the step. Its impulses are read off per block by
+ * the map projected Gauss-Seidel converges to, applied once to all of them:
  *
- *   K  ∋  lambda  ⊥  c + S + R (lambda - lambda_c)  ∈  K*,     c = J v + bias,
- *   A (v - v_free) = J^T lambda
+ *   lambda(v) = P_h(lambda_c - (J v + bias) / r),     F(v) = A (v - v_free) - J^T lambda(v),
  *
- * with a small regularization R (r_i = MR_NEWTON_EPS G_ii per row, the same for a contact's
- * three rows so that the projections stay Euclidean) is the optimality condition of the
- * strongly convex, piecewise quadratic primal problem (MuJoCo's and SAP's form)
+ * P_h the projection PGS uses (papers/002 Alg. 5): normal impulse max(0, y_N), friction
+ * y_T scaled back into the disk of radius mu lambda_N; limits max(0, y), bilateral rows y.
+ * F(v) = 0 with lambda = lambda_c is exactly the NCP (Signorini, Coulomb's cone, maximum
+ * dissipation: no De Saxce correction is needed, as for PGS's fixed point). r_i = eps G_ii
+ * is a proximal weight, the same for a contact's three rows; lambda_c is its centre, moved
+ * to lambda whenever F is nearly zero (a proximal point step), so that r only shapes the
+ * path: a soft start (eps = 1e-2, MuJoCo's and SAP's compliance is of this order) finds
+ * which contacts push, stick and slide in a few iterations, and eps drops once they stay.
  *
- *   min_v  1/2 (v - v_free)^T A (v - v_free) + sum_blocks r/2 |P_K(-u/r)|^2,
- *   u = J v + bias + S - R lambda_c,   lambda(v) = P_K(-u / r),
- *
- * whose Newton matrix H = A + J^T D J (D = dP_K / r per block) is sparse over the
- * kinematic trees (tree_cholesky.h): a robot lying on the floor is one dense block of its
- * dofs, a pile of boxes a block per box with fill only where boxes touch. When the primal
- * problem is solved (its velocity error small next to what the centre and the shift still
- * change), lambda_c <- lambda and S <- mu |c_T|: a proximal point step and a De Saxce
- * fixed-point step. With S = mu |c_T| and lambda = lambda_c the conditions above are the
- * exact NCP; the factor of H is reused as long as no contact changes between separated,
- * sticking and sliding, so these outer steps cost one solve each. Redundant contact sets
- * (a foot on four points, a box on its face) need no special care: A is positive definite
- * and redundant rows only add to H.
+ * Newton's matrix dF/dv = A + J^T D J, D = dP_h/dy / r per block, is symmetric but for one
+ * rank-one term per sliding contact (friction follows the normal impulse: d lambda_T /
+ * d y_N = mu e). Its symmetric part is sparse over the kinematic trees and factored by
+ * block Cholesky (tree_cholesky.h): a robot lying on the floor is one dense block of its
+ * dofs, a pile of boxes a block per box with fill only where boxes touch; the rank-one
+ * terms are added by the Sherman-Morrison-Woodbury formula (one solve per sliding contact,
+ * a small dense system). Redundant contact sets (a foot on four points, a box on its
+ * face) need no special care: A is positive definite and redundant rows only add to it.
+ * The step length comes from a backtracking search on the momentum error
+ * m(v) = 1/2 F^T A^-1 F = 1/2 (v - v_lambda)^T A (v - v_lambda), v_lambda = v_free +
+ * A^-1 J^T lambda(v), of which Newton's direction is a descent direction.
  *
  * Every iterate is judged by the NCP residual of mr_ncp_residual with the velocities its
- * impulses produce, c = J (v_free + A^-1 J^T lambda) + bias (one tree solve): the number a
- * user sees in the metrics, not a measure of the method's own. The solver stops when it
- * is at most p->tol. iters counts Newton iterations (each one factorization or one reuse
- * of it, then an exact line search); the outer steps in between are not iterations.
+ * impulses produce, c = J v_lambda + bias: the number a user sees in the metrics, not a
+ * measure of the method's own; the solver stops when it is at most p->tol. iters counts
+ * Newton iterations; the proximal steps in between are not iterations.
  */
 #include <math.h>
 #include <string.h>
@@ -41,57 +41,65 @@
 #include "solver.h"
 #include "tree_cholesky.h"
 
-/* r_i = eps max(G_ii, MR_NEWTON_FLOOR max_j G_jj), eps from MR_NEWTON_EPS down to
- * MR_NEWTON_EPS_MIN: a soft start lets Newton find which contacts push, stick and slide in
- * a few iterations (MuJoCo's and SAP's compliance is of this order), and the outer proximal
- * steps remove its effect; when they contract slowly (redundant, ill-conditioned sets),
- * eps drops tenfold. */
+/* r_i = eps max(G_ii, MR_NEWTON_FLOOR max_j G_jj). eps starts at MR_NEWTON_EPS; once the
+ * zones hold from one proximal step to the next it drops a thousandfold (down to
+ * MR_NEWTON_EPS_MIN), and tenfold when the proximal steps contract slowly (redundant,
+ * ill-conditioned sets). */
 #define MR_NEWTON_EPS 1e-2
 #define MR_NEWTON_EPS_MIN 1e-8
 #define MR_NEWTON_SLOW 0.25
 #define MR_NEWTON_FLOOR 1e-9
 
-/* Sliding contacts whose De Saxce shifts take a joint Newton step (mr_newton_shifts), at
- * most; the rest iterate to their fixed point. */
+/* Sliding contacts whose rank-one terms enter Newton's matrix exactly, at most; beyond
+ * them the direction is a quasi-Newton one. */
 #define MR_NEWTON_MAX_SLIDE 48
-/* A shift's Newton step is taken when at most this many times the fixed-point step. */
-#define MR_NEWTON_SHIFT_REACH 10.0
 
 /* Iterations without a tenfold drop of the best residual after which the solve stops
- * (reported as not converged: the constraint stage then hands the best point to pgs). */
+ * (reported as not converged: the constraint stage then hands the best point to pgs): many
+ * contacts sliding across the kinks of the friction law (a pile in motion) leave Newton's
+ * model good for short steps only, and PGS's per-contact projections do better there. */
 #define MR_NEWTON_STALL 12
 
-/* The line search's root finding: iterations at most, and where it stops. */
-#define MR_NEWTON_LS_ITERS 40
-#define MR_NEWTON_LS_RTOL 1e-10
+/* Problems with more rows than this are declined (reported as not converged after no
+ * iteration, so the constraint stage hands them to pgs, velocity form). Large problems are
+ * piles of free bodies, where many contacts slide: across the kinks of the friction law
+ * Newton's model holds for short steps only, each sliding contact costs a solve with the
+ * pile's factor, and it stalls where PGS's per-contact projections are cheaper and do as
+ * well (humanoid100: 20 steps/s with Newton, 430 with PGS, neither converging well).
+ * A robot on the floor or a stack of boxes has tens of rows. */
+#define MR_NEWTON_MAX_ROWS 240
+
+/* Backtracking: halvings at most, and the Armijo fraction of the predicted decrease. */
+#define MR_NEWTON_LS_HALVINGS 20
+#define MR_NEWTON_ARMIJO 1e-4
+
+/* Zones of a block: no impulse, inside (sticking / active limit / bilateral), sliding. */
+enum { MR_ZONE_OFF = 0, MR_ZONE_IN = 1, MR_ZONE_SLIDE = 2 };
 
 typedef struct mr_newton {
   const mr_problem *p;
   const mr_model *m;
   const mr_data *d;
   int nv, n, base;
-  double *r;        /* nrow: regularization */
+  double *r;        /* nrow: proximal weights */
   double *bias;     /* nrow: g - J v_free */
   double *center;   /* nrow: lambda_c */
-  double *S;        /* ncon: De Saxce shift */
-  double *v, *dir, *grad, *vlam, *tmp; /* nv */
-  double *Jv, *Jdir, *u, *lam, *c, *ua; /* nrow */
-  double *D;        /* per block: 1 for the first base rows, 9 per contact */
-  unsigned char *zone, *zone_factored, *zone_before; /* per block */
-  int factored;     /* H holds the factor for zone_factored, all blocks constant there */
-  double eps;       /* the regularization's scale now */
-  double last_prox;  /* the proximal error at the last outer step (0: none yet) */
-  unsigned char *zone_outer; /* the zones at the last outer step */
-  int maxslide;      /* sliding contacts whose shifts take Newton steps, at most */
-  int *slide, *piv;  /* the shifts' Newton step: its contacts, pivots, */
-  double *X, *jac, *rhs, *Snext; /* H^-1 J^T D e_N per contact, its Jacobian, step, next S */
+  double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
+  double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
+  double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
+  double *slip;     /* 2 per contact: mu e of a sliding one */
+  unsigned char *zone, *zone_factored, *zone_outer; /* per block */
+  int factored;     /* H holds the factor for zone_factored, every block constant there */
+  double eps, last_prox;
+  double merit;     /* m(v) at the current point */
+  double alpha;
   mr_tree_chol H;
   int *cols;        /* assembly: a block's columns */
   double *W, *Jk;
+  int maxslide;     /* the Woodbury correction: */
+  int *slide, *piv; /* its contacts, pivots, */
+  double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
 } mr_newton;
-
-static int mr_newton_factor(mr_newton *s);
-static int mr_newton_factor_valid(const mr_newton *s);
 
 static int mr_newton_nblock(const mr_problem *p) { return p->neq + p->nlim + p->ncon; }
 static double *mr_newton_Dc(const mr_newton *s, int k) { return s->D + s->base + 9 * k; }
@@ -133,26 +141,55 @@ static double mr_newton_dot(const double *a, const double *b, int n) {
 
 /* ------------------------------------------------------------------ projections */
 
-/* lambda = P_K(-u/r) per block; with D and zone when given. */
-static void mr_newton_project(const mr_newton *s, const double *u, double *lam, double *D,
-                              unsigned char *zone) {
+/* P_h for one contact and, when D is given, the symmetric part of dP_h/dy in D and the
+ * rank-one term's mu e in slip. Returns the zone. */
+static int mr_newton_contact(const double y[3], double mu, double l[3], double D[9], double slip[2]) {
+  if (!(y[0] > 0)) {
+    l[0] = l[1] = l[2] = 0;
+    if (D) memset(D, 0, 9 * sizeof(double));
+    return MR_ZONE_OFF;
+  }
+  double s = mr_len2(y[1], y[2]), radius = mu * y[0];
+  if (s <= radius) {
+    memcpy(l, y, 3 * sizeof(double));
+    if (D)
+      for (int a = 0; a < 9; a++) D[a] = a % 4 == 0;
+    return MR_ZONE_IN;
+  }
+  double e[2] = {y[1] / s, y[2] / s}, k = radius / s;
+  l[0] = y[0];
+  l[1] = radius * e[0];
+  l[2] = radius * e[1];
+  if (D) {
+    memset(D, 0, 9 * sizeof(double));
+    D[0] = 1;
+    for (int a = 0; a < 2; a++)
+      for (int b = 0; b < 2; b++) D[3 * (a + 1) + b + 1] = k * ((a == b) - e[a] * e[b]);
+    slip[0] = mu * e[0];
+    slip[1] = mu * e[1];
+  }
+  return MR_ZONE_SLIDE;
+}
+
+/* y = lambda_c - (J v + bias) / r from Jv, then lambda = P_h(y); with D, slip and zones
+ * when D is given. */
+static void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D) {
   const mr_problem *p = s->p;
+  for (int i = 0; i < s->n; i++) s->y[i] = s->center[i] - (Jv[i] + s->bias[i]) / s->r[i];
   for (int i = 0; i < s->base; i++) {
-    double y = -u[i] / s->r[i];
-    int on = i < p->neq || y > 0;
-    lam[i] = on ? y : 0;
-    if (D) D[i] = on ? 1 / s->r[i] : 0;
-    if (zone) zone[i] = (unsigned char)on;
+    int on = i < p->neq || s->y[i] > 0;
+    lam[i] = on ? s->y[i] : 0;
+    if (!D) continue;
+    D[i] = on ? 1 / s->r[i] : 0;
+    s->zone[i] = (unsigned char)on;
   }
   for (int k = 0; k < p->ncon; k++) {
     int i = s->base + 3 * k;
-    double r = s->r[i], y[3] = {-u[i] / r, -u[i + 1] / r, -u[i + 2] / r}, dP[9];
-    int z = mr_cone_project_jacobian(y, p->mu[k], lam + i, dP);
-    if (zone) zone[s->base + k] = (unsigned char)z;
-    if (D) {
-      double *Dk = D + s->base + 9 * k;
-      for (int a = 0; a < 9; a++) Dk[a] = dP[a] / r;
-    }
+    double *Dk = D ? D + s->base + 9 * k : NULL;
+    int z = mr_newton_contact(s->y + i, p->mu[k], lam + i, Dk, s->slip + 2 * k);
+    if (!D) continue;
+    s->zone[s->base + k] = (unsigned char)z;
+    for (int a = 0; a < 9; a++) Dk[a] /= s->r[i];
   }
 }
 
@@ -186,12 +223,14 @@ static void mr_newton_join(mr_newton *s) {
 /* Columns a block's rows span at most (W is that squared). */
 static size_t mr_newton_block_cols(size_t maxrow, size_t nv) { return 3 * maxrow < nv ? 3 * maxrow : nv; }
 
+static size_t mr_newton_max_slide(size_t ncon) { return ncon < MR_NEWTON_MAX_SLIDE ? ncon : MR_NEWTON_MAX_SLIDE; }
+
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
-  size_t ms = MR_NEWTON_MAX_SLIDE < nrow / 3 ? MR_NEWTON_MAX_SLIDE : nrow / 3;
-  size_t doubles = 5 * (nv + 1) + 9 * (nrow + 1) + 5 * nrow + 3 + mc * mc + 3 * mc +
+  size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
+  size_t doubles = 6 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
                    ms * (nv + ms + 1) + 3;
-  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
+  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 3 * (nrow + 1) +
          mr_tree_chol_bytes(m) + 32 * MR_ALIGN;
 }
 
@@ -200,34 +239,32 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   int maxcols = 0;
   for (int i = 0; i < p->nrow; i++)
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
-  size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1;
+  size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .nv = p->nv, .n = p->nrow,
                    .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->v, &s->dir, &s->grad, &s->vlam, &s->tmp};
-  double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->u, &s->lam, &s->c, &s->ua};
+  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err};
+  double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
   for (size_t a = 0; a < sizeof vecs_n / sizeof *vecs_n; a++)
     if (!(*vecs_n[a] = mr_arena_doubles(work, n + 1))) return -1;
-  s->S = mr_arena_doubles(work, (size_t)p->ncon + 1);
-  s->D = mr_arena_doubles(work, (size_t)s->base + 9 * (size_t)p->ncon + 1);
+  s->D = mr_arena_doubles(work, (size_t)s->base + 9 * ncon);
+  s->slip = mr_arena_doubles(work, 2 * ncon);
   s->zone = mr_arena_alloc(work, nb + 1);
   s->zone_factored = mr_arena_alloc(work, nb + 1);
-  s->zone_before = mr_arena_alloc(work, nb + 1);
+  s->zone_outer = mr_arena_alloc(work, nb + 1);
   s->cols = mr_arena_ints(work, mc);
   s->W = mr_arena_doubles(work, mc * mc);
   s->Jk = mr_arena_doubles(work, 3 * mc);
-  s->maxslide = p->ncon < MR_NEWTON_MAX_SLIDE ? p->ncon : MR_NEWTON_MAX_SLIDE;
+  s->maxslide = (int)mr_newton_max_slide((size_t)p->ncon);
   size_t ms = (size_t)s->maxslide;
   s->slide = mr_arena_ints(work, ms + 1);
   s->piv = mr_arena_ints(work, ms + 1);
-  s->X = mr_arena_doubles(work, ms * nv + 1);
+  s->Y = mr_arena_doubles(work, ms * nv + 1);
   s->jac = mr_arena_doubles(work, ms * ms + 1);
   s->rhs = mr_arena_doubles(work, ms + 1);
-  s->Snext = mr_arena_doubles(work, (size_t)p->ncon + 1);
-  s->zone_outer = mr_arena_alloc(work, nb + 1);
-  if (!s->S || !s->D || !s->zone || !s->zone_factored || !s->zone_before || !s->cols || !s->W || !s->Jk ||
-      !s->slide || !s->piv || !s->X || !s->jac || !s->rhs || !s->Snext || !s->zone_outer)
+  if (!s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->cols ||
+      !s->W || !s->Jk || !s->slide || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
   mr_newton_join(s);
@@ -237,7 +274,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
 /* ------------------------------------------------------------------ Newton matrix */
 
 /* The columns of rows [i0, i0 + nr) (ascending, merged) into s->cols and their dense
- * Jacobian (nr x ncols) into s->Jk; returns ncols. */
+ * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. */
 static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   const mr_problem *p = s->p;
   int n = 0, at[3];
@@ -257,7 +294,7 @@ static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   return n;
 }
 
-/* H += J_b^T D_b J_b for one block of nr rows with its nr x nr D. */
+/* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
 static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
   int nc = mr_newton_block_rows(s, i0, nr);
   for (int a = 0; a < nc; a++) {
@@ -273,6 +310,7 @@ static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) 
   mr_tree_chol_add_block(&s->H, s->cols, nc, s->W);
 }
 
+/* The symmetric part of Newton's matrix, assembled and factored. */
 static int mr_newton_factor(mr_newton *s) {
   const mr_model *m = s->m;
   const double *qM = s->d->qM;
@@ -286,232 +324,156 @@ static int mr_newton_factor(mr_newton *s) {
   for (int i = 0; i < s->base; i++)
     if (s->D[i] != 0) mr_newton_add_block(s, i, 1, s->D + i);
   for (int k = 0; k < s->p->ncon; k++)
-    if (s->zone[s->base + k] != 0) mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
+    if (s->zone[s->base + k] != MR_ZONE_OFF) mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
   if (mr_tree_chol_factor(&s->H, 1e-14) < 0) return -1;
   memcpy(s->zone_factored, s->zone, (size_t)mr_newton_nblock(s->p));
   s->factored = 1;
   return 0;
 }
 
-/* Whether the factor is H at the current point: every block in the zone it was factored
- * in, and none sliding (a sliding contact's D turns with its slip). */
+/* Whether the factor is the one of the current point: every block in the zone it was
+ * factored in, and none sliding (a sliding contact's D turns with its slip). */
 static int mr_newton_factor_valid(const mr_newton *s) {
   if (!s->factored) return 0;
   const int nb = mr_newton_nblock(s->p);
   for (int b = 0; b < nb; b++)
-    if (s->zone[b] != s->zone_factored[b] || (b >= s->base && s->zone[b] == 2)) return 0;
+    if (s->zone[b] != s->zone_factored[b] || (b >= s->base && s->zone[b] == MR_ZONE_SLIDE)) return 0;
   return 1;
 }
 
-/* ------------------------------------------------------------------ line search */
-
-/* dPhi(v + alpha dir)/dalpha, and its derivative. */
-static double mr_newton_slope(mr_newton *s, double alpha, double a0, double a1, double *curv) {
-  for (int i = 0; i < s->n; i++) s->ua[i] = s->u[i] + alpha * s->Jdir[i];
-  double slope = a0 + alpha * a1, c = a1;
+/* dir = H^-1 dir with the sliding contacts' rank-one terms: H = Hs + sum_k p_k q_k^T with
+ * p_k = J_k^T (0, mu e_k) / r_k and q_k = J_N,k^T, so by Sherman-Morrison-Woodbury
+ * H^-1 b = z - Y (I + Q^T Y)^-1 Q^T z, z = Hs^-1 b, Y = Hs^-1 P. */
+static void mr_newton_solve(mr_newton *s) {
   const mr_problem *p = s->p;
-  for (int i = 0; i < s->base; i++) {
-    double y = -s->ua[i] / s->r[i];
-    if (i < p->neq || y > 0) {
-      slope -= s->Jdir[i] * y;
-      c += s->Jdir[i] * s->Jdir[i] / s->r[i];
+  mr_tree_chol_solve(&s->H, s->dir);
+  int ns = 0;
+  for (int k = 0; k < p->ncon && ns < s->maxslide; k++)
+    if (s->zone[s->base + k] == MR_ZONE_SLIDE) s->slide[ns++] = k;
+  if (ns == 0) return;
+  for (int b = 0; b < ns; b++) {
+    int k = s->slide[b], i = s->base + 3 * k;
+    double *y = s->Y + (size_t)b * s->nv, r = s->r[i];
+    memset(y, 0, (size_t)s->nv * sizeof(double));
+    for (int a = 1; a < 3; a++) {
+      double w = s->slip[2 * k + a - 1] / r;
+      for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) y[p->nzind[t]] += w * p->J[t];
     }
+    mr_tree_chol_solve(&s->H, y);
   }
-  for (int k = 0; k < p->ncon; k++) {
-    int i = s->base + 3 * k;
-    double r = s->r[i], y[3] = {-s->ua[i] / r, -s->ua[i + 1] / r, -s->ua[i + 2] / r}, l[3], dP[9];
-    mr_cone_project_jacobian(y, p->mu[k], l, dP);
-    const double *dj = s->Jdir + i;
-    for (int a = 0; a < 3; a++) {
-      slope -= dj[a] * l[a];
-      c += dj[a] * (dP[3 * a] * dj[0] + dP[3 * a + 1] * dj[1] + dP[3 * a + 2] * dj[2]) / r;
-    }
+  for (int a = 0; a < ns; a++) {
+    int i = s->base + 3 * s->slide[a];
+    s->rhs[a] = mr_problem_row_dot(p, i, s->dir);
+    for (int b = 0; b < ns; b++)
+      s->jac[(size_t)a * ns + b] = (a == b) + mr_problem_row_dot(p, i, s->Y + (size_t)b * s->nv);
   }
-  *curv = c;
-  return slope;
-}
-
-/* The minimizer of the convex Phi(v + alpha dir) over alpha >= 0: the root of its slope,
- * bracketed from alpha = 1 and found by Newton steps safeguarded by bisection. */
-static double mr_newton_line_search(mr_newton *s) {
-  mr_newton_Amul(s, s->dir, s->tmp);
-  double a1 = mr_newton_dot(s->dir, s->tmp, s->nv);
-  for (int i = 0; i < s->nv; i++) s->grad[i] = s->v[i] - s->p->v_free[i];
-  double a0 = mr_newton_dot(s->grad, s->tmp, s->nv), curv;
-  double d0 = mr_newton_slope(s, 0, a0, a1, &curv);
-  if (!(d0 < 0)) return 0;
-  double lo = 0, hi = 1, d = mr_newton_slope(s, 1, a0, a1, &curv);
-  if (fabs(d) <= MR_NEWTON_LS_RTOL * fabs(d0)) return 1;
-  while (d < 0 && hi < 1e6) { /* still descending: extend */
-    lo = hi;
-    hi *= 2;
-    d = mr_newton_slope(s, hi, a0, a1, &curv);
+  if (mr_dense_lu_solve(s->jac, ns, s->piv, s->rhs)) return; /* singular: keep z */
+  for (int b = 0; b < ns; b++) {
+    const double *y = s->Y + (size_t)b * s->nv;
+    for (int j = 0; j < s->nv; j++) s->dir[j] -= s->rhs[b] * y[j];
   }
-  double alpha = hi;
-  for (int it = 0; it < MR_NEWTON_LS_ITERS; it++) {
-    double step = curv > 0 ? alpha - d / curv : 0.5 * (lo + hi);
-    alpha = step > lo && step < hi ? step : 0.5 * (lo + hi);
-    d = mr_newton_slope(s, alpha, a0, a1, &curv);
-    if (fabs(d) <= MR_NEWTON_LS_RTOL * fabs(d0)) break;
-    if (d < 0) lo = alpha;
-    else hi = alpha;
-  }
-  return alpha;
 }
 
 /* ------------------------------------------------------------------ iteration */
 
-/* u = J v + bias + S - R lambda_c, then lambda(u), D, zones. */
-static void mr_newton_evaluate(mr_newton *s) {
-  const mr_problem *p = s->p;
-  for (int i = 0; i < s->n; i++) s->u[i] = s->Jv[i] + s->bias[i] - s->r[i] * s->center[i];
-  for (int k = 0; k < p->ncon; k++) s->u[s->base + 3 * k] += s->S[k];
-  mr_newton_project(s, s->u, s->lam, s->D, s->zone);
-}
-
-/* The velocities lambda produces: vlam = v_free + A^-1 J^T lambda, c = J vlam + bias.
- * Returns the NCP residual there. */
+/* The velocities lambda produces, vlam = v_free + A^-1 J^T lambda, and c = J vlam + bias;
+ * the merit m = 1/2 (v - vlam)^T A (v - vlam) in s->merit. Returns the NCP residual. */
 static double mr_newton_judge(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_JTmul(p, s->lam, s->tmp);
   mr_problem_solve_mass(p, s->vlam, s->tmp, 1);
-  for (int i = 0; i < s->nv; i++) s->vlam[i] += p->v_free[i];
+  for (int i = 0; i < s->nv; i++) {
+    s->vlam[i] += p->v_free[i];
+    s->err[i] = s->v[i] - s->vlam[i];
+  }
+  mr_newton_Amul(s, s->err, s->tmp);
+  s->merit = 0.5 * mr_newton_dot(s->err, s->tmp, s->nv);
   mr_newton_Jmul(p, s->vlam, s->c);
   for (int i = 0; i < s->n; i++) s->c[i] += s->bias[i];
   return mr_ncp_residual(p, s->lam, s->c);
 }
 
-/* How far the current point is from solving the primal problem (the velocity error of
- * its rows), and how far that problem still is from the NCP: what moving the centre
- * (*prox) and the shifts (*shift) would change. The outer step is due when the first is
- * small next to the others. */
-static int mr_newton_outer_due(const mr_newton *s, double *prox, double *shift) {
-  const mr_problem *p = s->p;
+/* The velocity error of the current point's rows (how far it is from F = 0) and what
+ * moving the centre would change (*prox): the proximal step is due when the first is
+ * small next to the second. */
+static int mr_newton_outer_due(const mr_newton *s, double *prox) {
   double inner = 0;
-  *prox = *shift = 0;
+  *prox = 0;
   for (int i = 0; i < s->n; i++) {
     inner = mr_maxd(inner, fabs(s->Jv[i] + s->bias[i] - s->c[i]));
     *prox = mr_maxd(*prox, fabs(s->r[i] * (s->lam[i] - s->center[i])));
   }
-  for (int k = 0; k < p->ncon; k++) {
-    const double *c = s->c + s->base + 3 * k;
-    *shift = mr_maxd(*shift, fabs(s->S[k] - p->mu[k] * mr_len2(c[1], c[2])));
-  }
-  return inner <= 1e-3 * mr_maxd(*prox, *shift) || inner <= 0.1 * p->tol;
+  return inner <= 1e-3 * *prox || inner <= 0.1 * s->p->tol;
 }
 
-/* The De Saxce shifts S = mu |c_T| of the contacts that slide while pushing are a fixed
- * point of the inner problem's solution, one that simple iteration approaches only by a
- * factor of about mu^2 G_TT / G_NN per step (0.7 on a humanoid's foot, and none beyond
- * mu ~ 1.2). So they take a Newton step: F_j(S) = S_j - mu_j |c_T,j(v*(S))| with
- * dv/dS_k = -H^-1 J_k^T D_k e_N (the inner problem's sensitivity, one solve with its
- * factor per sliding contact), and a small dense solve. Every other contact takes the
- * fixed-point value; so do all when the Newton system is singular. */
-static int mr_newton_shifts(mr_newton *s) {
-  const mr_problem *p = s->p;
-  int ns = 0;
-  for (int k = 0; k < p->ncon && ns < s->maxslide; k++)
-    if (s->zone[s->base + k] == 2 && s->lam[s->base + 3 * k] > 0) s->slide[ns++] = k;
-  double *next = s->Snext;
-  for (int k = 0; k < p->ncon; k++) {
-    const double *c = s->c + s->base + 3 * k;
-    next[k] = p->mu[k] * mr_len2(c[1], c[2]);
-  }
-  if (ns > 0 && !mr_newton_factor_valid(s) && mr_newton_factor(s)) return -1;
-  for (int b = 0; b < ns; b++) {
-    int k = s->slide[b], i = s->base + 3 * k;
-    const double *Dk = mr_newton_Dc(s, k); /* D e_N: its first column */
-    double *x = s->X + (size_t)b * s->nv;
-    memset(x, 0, (size_t)s->nv * sizeof(double));
-    for (int a = 0; a < 3; a++)
-      for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) x[p->nzind[t]] += p->J[t] * Dk[3 * a];
-    mr_tree_chol_solve(&s->H, x);
-  }
-  for (int a = 0; a < ns; a++) {
-    int j = s->slide[a], i = s->base + 3 * j;
-    double sT = mr_len2(s->c[i + 1], s->c[i + 2]);
-    double t[2] = {sT > 0 ? s->c[i + 1] / sT : 0, sT > 0 ? s->c[i + 2] / sT : 0};
-    s->rhs[a] = next[j] - s->S[j];
-    for (int b = 0; b < ns; b++) {
-      const double *x = s->X + (size_t)b * s->nv;
-      double dc1 = mr_problem_row_dot(p, i + 1, x), dc2 = mr_problem_row_dot(p, i + 2, x);
-      s->jac[(size_t)a * ns + b] = (a == b) + p->mu[j] * (t[0] * dc1 + t[1] * dc2);
-    }
-  }
-  /* the fixed-point step bounds the Newton step: near 1 - dPhi/dS = 0 (the contraction
-   * factor close to one) Newton's step is long and jumps between sets of contacts */
-  double fixed = 0, step = 0;
-  for (int a = 0; a < ns; a++) fixed = mr_maxd(fixed, fabs(s->rhs[a]));
-  int newton = ns > 0 && mr_dense_lu_solve(s->jac, ns, s->piv, s->rhs) == 0;
-  for (int a = 0; a < ns && newton; a++) step = mr_maxd(step, fabs(s->rhs[a]));
-  if (newton && step <= MR_NEWTON_SHIFT_REACH * fixed)
-    for (int a = 0; a < ns; a++) next[s->slide[a]] = mr_maxd(0, s->S[s->slide[a]] + s->rhs[a]);
-  memcpy(s->S, next, (size_t)p->ncon * sizeof(double));
-  return 0;
-}
-
-/* Centre and shifts to the current point; eps down tenfold when the last proximal steps
- * contracted slowly (the shifts do not count: they take Newton steps). */
-static int mr_newton_outer(mr_newton *s, double prox) {
-  const mr_problem *p = s->p;
-  const int nb = mr_newton_nblock(p);
-  /* once the active set holds from one outer step to the next, Newton no longer needs
-   * softness to find it: eps drops a thousandfold, and the next steps land almost on the
-   * NCP. It drops tenfold when the proximal steps contract slowly (redundant sets). */
+/* The centre to the current impulses; eps down tenfold once the zones hold from one
+ * proximal step to the next (Newton no longer needs as much softness to find them), or
+ * when the proximal steps contract slowly. Tenfold, not more: the point's velocity error,
+ * divided by a much smaller r, would turn the zones over, and Newton would walk them back
+ * one by one. */
+static void mr_newton_outer(mr_newton *s, double prox) {
+  const int nb = mr_newton_nblock(s->p);
   int settled = s->last_prox > 0 && memcmp(s->zone, s->zone_outer, (size_t)nb) == 0;
   int slow = s->last_prox > 0 && prox > MR_NEWTON_SLOW * s->last_prox;
-  int stiffen = (settled || slow) && s->eps > MR_NEWTON_EPS_MIN;
   s->last_prox = prox;
   memcpy(s->zone_outer, s->zone, (size_t)nb);
-  if (stiffen) {
-    s->eps = mr_maxd((settled ? 1e-3 : 0.1) * s->eps, MR_NEWTON_EPS_MIN);
+  if ((settled || slow) && s->eps > MR_NEWTON_EPS_MIN) {
+    s->eps = mr_maxd(0.1 * s->eps, MR_NEWTON_EPS_MIN);
     mr_newton_regularization(s);
   }
-  if (mr_newton_shifts(s)) return -1;
   memcpy(s->center, s->lam, (size_t)s->n * sizeof(double));
-  mr_newton_evaluate(s);
-  return 0;
+  mr_newton_project(s, s->Jv, s->lam, s->D);
 }
 
-/* One Newton iteration from the evaluated point: direction, line search, move. Returns 1
- * when a block changed zone (the active set moved: the new point is no solution yet), 0
- * when none did, -1 on failure. */
-static int mr_newton_step(mr_newton *s) {
-  if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return -1;
-  const int nb = mr_newton_nblock(s->p);
-  memcpy(s->zone_before, s->zone, (size_t)nb);
+/* v0 + alpha dir: impulses, then the judge (merit, residual). */
+static double mr_newton_try(mr_newton *s, double alpha) {
+  for (int i = 0; i < s->nv; i++) s->v[i] = s->v0[i] + alpha * s->dir[i];
+  for (int i = 0; i < s->n; i++) s->Jv[i] = s->Jv0[i] + alpha * s->Jdir[i];
+  mr_newton_project(s, s->Jv, s->lam, NULL);
+  return mr_newton_judge(s);
+}
+
+/* One Newton iteration from the evaluated point: direction, backtracking on the merit,
+ * move, and D and zones at the new point. Returns the residual there (NaN on a failed
+ * factorization). */
+static double mr_newton_step(mr_newton *s) {
+  if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
+  /* -F = J^T lambda - A (v - v_free) */
   mr_newton_JTmul(s->p, s->lam, s->tmp);
-  for (int i = 0; i < s->nv; i++) s->dir[i] = s->v[i] - s->p->v_free[i];
-  mr_newton_Amul(s, s->dir, s->grad);
-  for (int i = 0; i < s->nv; i++) s->dir[i] = s->tmp[i] - s->grad[i]; /* -gradient */
-  mr_tree_chol_solve(&s->H, s->dir);
+  for (int i = 0; i < s->nv; i++) s->v0[i] = s->v[i] - s->p->v_free[i];
+  mr_newton_Amul(s, s->v0, s->dir);
+  for (int i = 0; i < s->nv; i++) s->dir[i] = s->tmp[i] - s->dir[i];
+  mr_newton_solve(s);
   mr_newton_Jmul(s->p, s->dir, s->Jdir);
-  double alpha = mr_newton_line_search(s);
-  for (int i = 0; i < s->nv; i++) s->v[i] += alpha * s->dir[i];
-  for (int i = 0; i < s->n; i++) s->Jv[i] += alpha * s->Jdir[i];
-  mr_newton_evaluate(s);
-  return memcmp(s->zone_before, s->zone, (size_t)nb) != 0;
+  memcpy(s->v0, s->v, (size_t)s->nv * sizeof(double));
+  memcpy(s->Jv0, s->Jv, (size_t)s->n * sizeof(double));
+  double m0 = s->merit, alpha = 1, res = 0;
+  for (int h = 0; h <= MR_NEWTON_LS_HALVINGS; h++, alpha *= 0.5) {
+    res = mr_newton_try(s, alpha);
+    if (s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0) break;
+  }
+  s->alpha = alpha;
+  mr_newton_project(s, s->Jv, s->lam, s->D);
+  return res;
 }
 
-/* Start from the warm-start impulses: v = v_free + A^-1 J^T lambda, centred there, with
- * their slips as the shifts. Returns the warm start's residual. */
+/* Start from the warm-start impulses: v = v_free + A^-1 J^T lambda, centred there.
+ * Returns the warm start's residual. */
 static double mr_newton_start(mr_newton *s, const double *lambda) {
   const mr_problem *p = s->p;
   for (int i = 0; i < s->n; i++) s->bias[i] = p->g[i] - mr_problem_row_dot(p, i, p->v_free);
   memcpy(s->lam, lambda, (size_t)s->n * sizeof(double));
   mr_project_bounds(p, s->lam);
-  double res = mr_newton_judge(s);
-  s->eps = MR_NEWTON_EPS;
-  mr_newton_regularization(s);
+  memset(s->v, 0, (size_t)s->nv * sizeof(double));
+  mr_newton_judge(s);
   memcpy(s->v, s->vlam, (size_t)s->nv * sizeof(double));
   mr_newton_Jmul(p, s->v, s->Jv);
+  s->eps = MR_NEWTON_EPS;
+  mr_newton_regularization(s);
   memcpy(s->center, s->lam, (size_t)s->n * sizeof(double));
-  for (int k = 0; k < p->ncon; k++) {
-    const double *c = s->c + s->base + 3 * k;
-    s->S[k] = p->mu[k] * mr_len2(c[1], c[2]);
-  }
-  mr_newton_evaluate(s);
-  return res;
+  mr_newton_project(s, s->Jv, s->lam, s->D);
+  memcpy(s->zone_outer, s->zone, (size_t)mr_newton_nblock(p));
+  return mr_newton_judge(s);
 }
 
 /* The current point into out (the best so far). */
@@ -529,6 +491,11 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     mr_solver_fail(p, out);
     return;
   }
+  if (p->nrow > MR_NEWTON_MAX_ROWS) {
+    out->status = MR_SOLVER_MAX_ITER; /* declined: the constraint stage hands it to pgs */
+    out->residual = INFINITY;
+    return;
+  }
   size_t mark = mr_arena_mark(work);
   mr_newton s;
   if (mr_newton_alloc(&s, p, work)) {
@@ -536,27 +503,24 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     mr_solver_fail(p, out);
     return;
   }
-  /* the point's residual is judged (one tree solve) only after steps that left every
-   * block in its zone: after one that moved the active set, it is no solution yet */
   double res = mr_newton_start(&s, out->lambda), checkpoint = INFINITY;
-  int judged = 1;
+
+
   out->status = MR_SOLVER_MAX_ITER;
   out->residual = INFINITY;
   for (;;) {
-    if (judged) {
-      if (out->history && out->iters > 0) out->history[out->iters - 1] = res;
-      if (!isfinite(res)) {
-        out->status = out->residual < INFINITY ? MR_SOLVER_MAX_ITER : MR_SOLVER_FAILED;
-        break;
-      }
-      if (res < out->residual) {
-        out->residual = res;
-        mr_newton_finish(&s, out);
-      }
-      if (res <= p->tol) {
-        out->status = MR_SOLVER_CONVERGED;
-        break;
-      }
+    if (out->history && out->iters > 0) out->history[out->iters - 1] = res;
+    if (!isfinite(res)) {
+      out->status = out->residual < INFINITY ? MR_SOLVER_MAX_ITER : MR_SOLVER_FAILED;
+      break;
+    }
+    if (res < out->residual) {
+      out->residual = res;
+      mr_newton_finish(&s, out);
+    }
+    if (res <= p->tol) {
+      out->status = MR_SOLVER_CONVERGED;
+      break;
     }
     if (out->iters >= p->max_iter) break;
     /* stalled: MR_NEWTON_STALL iterations without a tenfold gain */
@@ -564,20 +528,13 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
       if (out->iters > 0 && out->residual > 0.1 * checkpoint) break;
       checkpoint = out->residual;
     }
-    double prox = 0, shift = 0;
-    if (judged && mr_newton_outer_due(&s, &prox, &shift) && mr_newton_outer(&s, prox)) {
-      out->status = MR_SOLVER_FAILED;
-      break;
+    double prox;
+    if (mr_newton_outer_due(&s, &prox)) {
+      mr_newton_outer(&s, prox);
+      res = mr_newton_judge(&s);
     }
-    int moved = mr_newton_step(&s);
-    if (moved < 0) {
-      out->status = MR_SOLVER_FAILED;
-      break;
-    }
+    res = mr_newton_step(&s);
     out->iters++;
-    judged = !moved || out->iters >= p->max_iter;
-    if (judged) res = mr_newton_judge(&s);
-    else if (out->history) out->history[out->iters - 1] = NAN;
   }
   mr_arena_restore(work, mark);
 }
