@@ -94,7 +94,7 @@ static void accuracy_max(accuracy *a, const accuracy *b) {
 static double unilateral_bias(double phi, double erp, double dt) {
   if (phi > 0) return phi / dt;
   if (phi > -MR_CONTACT_BAND) return 0;
-  return phi > -MR_RECOVERY_DEPTH ? erp * (phi + MR_CONTACT_BAND) / dt : 0;
+  return fmax(erp * (phi + MR_CONTACT_BAND) / dt, -MR_RECOVERY_SPEED);
 }
 
 /* engine/constraint/metrics.c's per-contact definitions. */

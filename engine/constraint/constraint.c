@@ -126,7 +126,7 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
       mr_rows_begin(r, row);
       mr_rows_add(r, m->jnt_dofadr[j], sign);
       r->phi[row] = phi;
-      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, MR_ERP_LIMIT, r->dt, 0);
+      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, MR_ERP_LIMIT, r->dt, 1);
       r->id[row] = j;
       row++;
     }
@@ -137,8 +137,8 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
 
 double mr_unilateral_bias(double phi, double erp, double dt, int separable) {
   if (phi > 0) return phi / dt;
-  if (phi > -MR_CONTACT_BAND) return 0;
-  return phi > -MR_RECOVERY_DEPTH || separable ? erp * (phi + MR_CONTACT_BAND) / dt : 0;
+  if (phi > -MR_CONTACT_BAND || !separable) return 0;
+  return fmax(erp * (phi + MR_CONTACT_BAND) / dt, -MR_RECOVERY_SPEED);
 }
 
 static int mr_rows_alloc(mr_data *d, mr_rows *r) {

@@ -39,8 +39,8 @@
  *                           -- the row exerts no impulse unless the gap would close within
  *                           the step, and then closes it exactly (speculative contact)
  *                           -MR_CONTACT_BAND < phi <= 0 (resting): bias = 0
- *                           deeper: bias = ERP (phi + MR_CONTACT_BAND) / dt, or 0 within
- *                           one tree beyond MR_RECOVERY_DEPTH
+ *                           deeper: bias = ERP (phi + MR_CONTACT_BAND) / dt, at most
+ *                           MR_RECOVERY_SPEED, and 0 for a contact within one kinematic tree
  *   equality:               bias = MR_ERP_EQUALITY phi / dt
  *
  * The resting band is the penetration allowance of Box2D's and Bullet's slop: a body
@@ -50,6 +50,17 @@
  * humanoid's torso rose 12 um/s), solvers stall at their cap, and the recovery velocity
  * is kinetic energy the step invents. Within the band a resting contact's target is
  * "no deeper", which a rigid body meets exactly.
+ *
+ * Beyond the band, recovery is a velocity, so it is capped (PhysX's maximum depenetration
+ * velocity, Box2D's contact push speed): a few millimetres at ERP 0.2 and dt = 1 ms would
+ * ask 1.6 m/s. A contact between two parts of one kinematic tree (self-collision) never
+ * recovers, at any depth, it is only kept from going deeper: such overlaps are modeling
+ * artifacts (robot meshes interpenetrating across joints) far more often than dynamics,
+ * and a recovery velocity the joints can only realize by driving the mechanism through
+ * its other contacts pumped talos_reduced's energy by 10 J in its first step. Contacts
+ * between different trees, or with the world, can always be separated by moving one of
+ * them, so they recover at every depth. A joint limit recovers like a separable contact
+ * (its row acts on its own dof).
  *
  * ERP = 1 would remove the error in one step but is stiff and rings; 0.2 removes 20% per
  * step (about 10 steps to 1/10), the common choice (ODE, Bullet). Equalities additionally
@@ -62,17 +73,8 @@
  * growing but not recovered. Far below the accuracy of robot meshes and of contact
  * geometry (MuJoCo's soft contacts rest about a millimetre deep). */
 #define MR_CONTACT_BAND 2e-4
-/* Penetration deeper than this (m or rad) between two parts of the same kinematic tree
- * (self-collision) gets no recovery bias, only "no further": such overlaps are modeling
- * artifacts (robot meshes interpenetrating across joints) far more often than dynamics,
- * and a recovery velocity asked of contacts that the joints cannot separate makes the
- * problem infeasible: impulses, friction bounds and then velocities grow without limit
- * (panda_collision.urdf diverged in 2 steps). Contacts between different trees, or with
- * the world, can always be separated by moving one of them, so they recover at every
- * depth: a fast body sinking several centimetres into a pile in one step is pushed back
- * out instead of staying there (humanoid100's mean penetration halved). A joint limit is
- * one tree: the same rule. */
-#define MR_RECOVERY_DEPTH 0.01
+/* The largest recovery velocity of a penetrating contact or violated limit (m/s or rad/s). */
+#define MR_RECOVERY_SPEED 1.0
 /* Penetration an open contact may close to (papers/000 eq. 91's delta), and the offset of a
  * joint limit's gap likewise: a closing row ends MR_CONTACT_SLOP deep, not at 0. Closed to
  * 0 exactly, a resting body ends up a round-off above its support, its contacts (dist <
@@ -168,7 +170,7 @@ int mr_constraint_build(const mr_model *m, mr_data *d);
  * d->contact[k].impulse, fills solver_iters/status/residual/history, nefc, metrics
  * (except energy), qfrc_constraint = J^T lambda / dt, and dv = A^-1 J^T lambda (nv).
  * Returns 0, or -1 on an arena failure (dv is then zero). */
-int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                         double *dv);
 
 /* Projects qpos onto the equality constraints (connect, weld, joint) by Newton steps
@@ -207,7 +209,7 @@ void mr_equality_residual(const mr_model *m, const mr_data *d, double *phi);
  * mu, dist, solref, solimp, v_free, tolerance and cap from d->opt, and AJ = A^-1 J^T
  * (packed by tree range, solver.h). Every array is taken from the arena. Returns 0, -1 on
  * arena exhaustion. */
-int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+int mr_delassus_build(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                       mr_problem *p);
 
 /* The registry index of the solver d->opt selects (the default when it names none). */

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "engine/core/arena.h"
-#include "constraint.h"
+#include "rows.h"
 #include "engine/dynamics/dynamics.h"
 
 /* G is formed for the solvers that can do without it when nrow^2 <= this times the
@@ -188,7 +188,7 @@ static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_r
 }
 
 /* AJ = A^-1 J^T over each row's trees, and G when the solver needs it or it pays
- * (mr_dense_pays); G's diagonal from AJ unless the problem has it. */
+ * (mr_dense_pays). */
 static int mr_delassus_dual(const mr_model *m, mr_data *d, const mr_rows *r, int dense,
                             mr_problem *p) {
   const int nv = m->nv, n = r->nrow;
@@ -200,12 +200,6 @@ static int mr_delassus_dual(const mr_model *m, mr_data *d, const mr_rows *r, int
   mr_delassus_AJ(m, d, r, p->span, AJadr, X, AJ);
   p->AJ = AJ;
   p->AJadr = AJadr;
-  if (!p->Gdiag) {
-    double *Gdiag = mr_arena_doubles(d, (size_t)n);
-    if (!Gdiag) return -1;
-    for (int i = 0; i < n; i++) Gdiag[i] = mr_problem_entry(p, i, i);
-    p->Gdiag = Gdiag;
-  }
   if (!dense && !mr_dense_pays(r, p->span)) return 0;
   double *G = mr_arena_doubles(d, (size_t)n * n);
   if (!G) return -1;
@@ -215,34 +209,34 @@ static int mr_delassus_dual(const mr_model *m, mr_data *d, const mr_rows *r, int
   return 0;
 }
 
-/* The problem for `solver`: g, R and each row's trees always; G's diagonal by half solves
- * for a primal solver (which needs neither AJ nor G), else AJ and what mr_delassus_dual
- * adds. */
-static int mr_delassus_form(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+/* The problem for `solver`: each row's trees and G's diagonal (by half solves), the rows
+ * of degenerate contacts dropped (degenerate.c), g and R; then AJ, and G where needed,
+ * unless the solver is primal. */
+static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                             const mr_solver_info *solver, mr_problem *p) {
-  const int nv = m->nv, n = r->nrow;
-  double *g = mr_arena_doubles(d, (size_t)n), *R = mr_arena_doubles(d, (size_t)n);
+  const int nv = m->nv;
+  int n = r->nrow;
   int *span = mr_arena_ints(d, 4 * (size_t)n);
   int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
-  if (!g || !R || !span || !lo || !hi) return -1;
+  double *Gdiag = mr_arena_doubles(d, (size_t)n), *w = mr_arena_doubles(d, (size_t)nv + 1);
+  double *g = mr_arena_doubles(d, (size_t)n), *R = mr_arena_doubles(d, (size_t)n);
+  if (!span || !lo || !hi || !Gdiag || !w || !g || !R) return -1;
+  mr_tree_ranges(m, lo, hi);
+  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
+  memset(w, 0, (size_t)nv * sizeof(double));
+  mr_delassus_diagonal(m, d, r, span, w, Gdiag);
+  d->ncon_degenerate = mr_rows_drop_degenerate(r, span, Gdiag);
   mr_free_velocity(r, v_free, g, R);
   mr_problem_fill(m, d, r, v_free, p);
   p->g = g;
   p->R = R;
   p->Adiag = d->qAdiag;
-  mr_tree_ranges(m, lo, hi);
-  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
   p->span = span;
-  if (!solver->primal) return mr_delassus_dual(m, d, r, solver->dense_G, p);
-  double *Gdiag = mr_arena_doubles(d, (size_t)n), *w = mr_arena_doubles(d, (size_t)nv + 1);
-  if (!Gdiag || !w) return -1;
-  memset(w, 0, (size_t)nv * sizeof(double));
-  mr_delassus_diagonal(m, d, r, span, w, Gdiag);
   p->Gdiag = Gdiag;
-  return 0;
+  return solver->primal ? 0 : mr_delassus_dual(m, d, r, solver->dense_G, p);
 }
 
-int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+int mr_delassus_build(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                       mr_problem *p) {
   static const mr_solver_info dense = {.name = "dense", .dense_G = 1};
   return mr_delassus_form(m, d, r, v_free, &dense, p);
@@ -346,18 +340,18 @@ static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, m
   return 0;
 }
 
-int mr_constraint_solve(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
+int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                         double *dv) {
-  const int n = r->nrow;
   size_t mark = mr_arena_mark(d);
   mr_problem p;
-  double *lambda = mr_arena_doubles(d, (size_t)n), *c = mr_arena_doubles(d, (size_t)n);
+  double *lambda = mr_arena_doubles(d, (size_t)r->nrow), *c = mr_arena_doubles(d, (size_t)r->nrow);
   const mr_solver_info *solver = mr_solver_get(mr_solver_index(d));
   if (!lambda || !c || mr_delassus_form(m, d, r, v_free, solver, &p)) {
     mr_solve_failed(m, d, dv);
     mr_arena_restore(d, mark);
     return -1;
   }
+  const int n = r->nrow; /* after the degenerate contacts left */
   mr_warm_start(d, r, lambda);
   double *warm = mr_arena_doubles(d, (size_t)n);
   if (!warm) {

@@ -36,6 +36,12 @@ void mr_tree_ranges(const mr_model *m, int *lo, int *hi);
  * two objects); should one appear, the second range grows to cover the rest. */
 void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, int span[4]);
 
+/* ------------------------------------------------------------------ degenerate.c */
+
+/* Drops the contacts whose normal the mechanism cannot move (degenerate.c says why) from
+ * r, compacting its rows, spans (4 per row) and G's diagonal in place. Returns how many. */
+int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag);
+
 /* ------------------------------------------------------------------ equality.c */
 
 /* Rows of equality constraint e (0 when inactive). */

@@ -369,6 +369,8 @@ typedef struct mr_data {
   mr_contact *contact_prev; /* maxcon: last step's contacts, for persistence and warm start */
   int maxcon, ncon_prev;
   int ncon_dropped;         /* contacts dropped this step for lack of capacity */
+  int ncon_degenerate;      /* contacts dropped this step: the mechanism cannot move along
+                               their normal (engine/constraint/degenerate.c) */
   unsigned next_contact_id;
   double *limit_impulse;    /* njnt x2: last step's impulse of each joint-limit side (lower,
                                upper), the limits' warm start */
