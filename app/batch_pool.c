@@ -126,6 +126,7 @@ static void result_status(mr_batch_result *r, int exit_status, const mr_sim_stat
   if (exit_status == MR_EXIT_OK) r->status = MR_JOB_OK;
   else if (s->diverged) r->status = MR_JOB_DIVERGED;
   else if (exit_status >= 128) r->status = MR_JOB_INTERRUPTED;
+  else if (s->unstable) r->status = MR_JOB_UNSTABLE;
   else r->status = MR_JOB_ERROR;
   if (r->status == MR_JOB_OK) r->message[0] = 0;
   else if (err[0]) snprintf(r->message, sizeof r->message, "%s", err);

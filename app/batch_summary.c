@@ -40,10 +40,10 @@ static const result_field result_fields[] = {
 };
 enum { FIELD_COUNT = sizeof result_fields / sizeof result_fields[0] };
 
-static const char *status_names[] = {"not_run", "ok", "diverged", "error", "interrupted"};
+static const char *status_names[] = {"not_run", "ok", "diverged", "error", "interrupted", "unstable"};
 
 const char *mr_job_status_name(int status) {
-  return status >= 0 && status <= MR_JOB_INTERRUPTED ? status_names[status] : "error";
+  return status >= 0 && status <= MR_JOB_UNSTABLE ? status_names[status] : "error";
 }
 
 static const char *option_value(const mr_batch_table *t, int j, int c) {
@@ -125,14 +125,14 @@ static void json_row(mr_json *js, const mr_batch_table *t, int j, const mr_batch
 }
 
 static void json_write(FILE *f, const mr_batch_table *t, const mr_batch_result *r) {
-  int count[MR_JOB_INTERRUPTED + 1] = {0};
-  for (int j = 0; j < t->njobs; j++) count[r[j].status >= 0 && r[j].status <= MR_JOB_INTERRUPTED ? r[j].status : MR_JOB_ERROR]++;
+  int count[MR_JOB_UNSTABLE + 1] = {0};
+  for (int j = 0; j < t->njobs; j++) count[r[j].status >= 0 && r[j].status <= MR_JOB_UNSTABLE ? r[j].status : MR_JOB_ERROR]++;
   mr_json js;
   mr_json_init(&js, f);
   mr_json_object_begin(&js, NULL);
   mr_json_string(&js, "jobs_file", t->path);
   mr_json_int(&js, "jobs", t->njobs);
-  for (int s = 0; s <= MR_JOB_INTERRUPTED; s++) mr_json_int(&js, status_names[s], count[s]);
+  for (int s = 0; s <= MR_JOB_UNSTABLE; s++) mr_json_int(&js, status_names[s], count[s]);
   mr_json_array_begin(&js, "rows");
   for (int j = 0; j < t->njobs; j++) json_row(&js, t, j, &r[j]);
   mr_json_array_end(&js);

@@ -17,7 +17,8 @@ typedef enum mr_job_status {
   MR_JOB_OK,
   MR_JOB_DIVERGED,
   MR_JOB_ERROR,
-  MR_JOB_INTERRUPTED
+  MR_JOB_INTERRUPTED,
+  MR_JOB_UNSTABLE     /* ran to its end, but blew up (simulate.h: MR_SIM_UNSTABLE_RESIDUAL) */
 } mr_job_status;
 
 /* Plain data of fixed size: MPI ranks (all running the same binary) send it as bytes. */

@@ -206,14 +206,15 @@ static void signals_restore(const struct sigaction old[2]) {
 
 /* Rank 0's last word: the totals on stdout, and the exit status. */
 static int batch_report(const batch *b, double wall_s) {
-  int count[MR_JOB_INTERRUPTED + 1] = {0};
+  int count[MR_JOB_UNSTABLE + 1] = {0};
   double steps = 0;
   for (int j = 0; j < b->table.njobs; j++) {
     const mr_batch_result *r = &b->results[j];
-    count[r->status >= 0 && r->status <= MR_JOB_INTERRUPTED ? r->status : MR_JOB_ERROR]++;
+    count[r->status >= 0 && r->status <= MR_JOB_UNSTABLE ? r->status : MR_JOB_ERROR]++;
     if (!r->resumed) steps += (double)r->steps;
   }
-  int failed = count[MR_JOB_DIVERGED] + count[MR_JOB_ERROR] + count[MR_JOB_INTERRUPTED];
+  int failed = count[MR_JOB_DIVERGED] + count[MR_JOB_ERROR] + count[MR_JOB_INTERRUPTED] +
+               count[MR_JOB_UNSTABLE];
   printf("%d jobs: %d ok, %d failed, %d not run", b->table.njobs, count[MR_JOB_OK], failed,
          count[MR_JOB_NOT_RUN]);
   printf("; %.0f steps in %.3g s (%.4g steps/s)", steps, wall_s, wall_s > 0 ? steps / wall_s : 0);

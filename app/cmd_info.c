@@ -35,6 +35,8 @@ static void info_print_sizes(const mr_model *m, const char *path) {
   printf("timestep     %g s\n", m->opt.timestep);
   printf("gravity      %g %g %g\n", m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
   printf("integrator   %s\n", mr_cli_integrator_name(m->opt.integrator));
+  printf("data         %.3g MB per mr_data (state, arrays and the per-step arena)\n",
+         (double)mr_data_bytes(m) / 1e6);
 }
 
 /* Width of the widest body name, so the table's columns line up. */
@@ -97,6 +99,7 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_int(&j, "neq", m->neq);
   mr_json_int(&j, "nmesh", m->nmesh);
   mr_json_int(&j, "nkey", m->nkey);
+  mr_json_double(&j, "data_bytes", (double)mr_data_bytes(m));
   mr_json_double(&j, "mass", mr_model_total_mass(m));
   mr_json_double(&j, "timestep", m->opt.timestep);
   mr_json_array_begin(&j, "gravity");

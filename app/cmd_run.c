@@ -75,7 +75,7 @@ static void run_json_metrics(mr_json *j, const mr_sim_stats *s) {
   mr_json_double(j, "max_dissipation", mx->dissipation);
   mr_json_double(j, "max_penetration", mx->penetration);
   mr_json_double(j, "max_loop_closure", mx->loop_closure);
-  mr_json_double(j, "max_energy", mx->energy);
+  mr_json_double(j, "max_energy", s->max_energy);
   mr_json_double(j, "max_solver_time", mx->solver_time);
 }
 
@@ -109,6 +109,8 @@ static void run_print_json(const run_context *c) {
   mr_json_double(&j, "energy_start", s->energy_start);
   mr_json_double(&j, "energy_end", s->energy_end);
   mr_json_bool(&j, "diverged", s->diverged);
+  mr_json_bool(&j, "unstable", s->unstable);
+  if (s->unstable) mr_json_int(&j, "unstable_step", s->unstable_step);
   if (s->diverged) mr_json_int(&j, "diverged_step", s->diverged_step);
   mr_json_bool(&j, "interrupted", s->signal != 0);
   mr_json_string(&j, "record", c->o->record && !s->record_failed ? c->o->record : NULL);
@@ -144,6 +146,7 @@ static void run_print_text(const run_context *c) {
   if (s->diverged) printf("energy       %.9g J at start\n", s->energy_start);
   else printf("energy       %.9g J at start, %.9g J at end\n", s->energy_start, s->energy_end);
   if (s->diverged) printf("diverged     at step %ld\n", s->diverged_step);
+  if (s->unstable) printf("unstable     from step %ld (max energy %.9g J)\n", s->unstable_step, s->max_energy);
   if (s->signal) printf("interrupted  by signal %d\n", s->signal);
   if (c->o->record && !s->record_failed)
     printf("recorded     %ld rows to %s\n", s->rows, c->o->record);

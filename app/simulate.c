@@ -27,6 +27,7 @@ typedef struct sim_context {
   mr_sim_stats *s;
   char *err; /* the caller's: the first error of the run lands here */
   int errlen;
+  char unstable_line[512]; /* reported when the run ends (sim_check_stable) */
 } sim_context;
 
 static void sim_error(sim_context *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -116,6 +117,38 @@ static void sim_metrics_max(mr_sim_stats *s, const mr_data *d) {
   mx->solver_time = fmax(mx->solver_time, x->solver_time);
 }
 
+/* The energy a run's growth is measured against: its start energy, or for a model that
+ * starts near zero, the energy of lifting it a metre (1 m times its weight). */
+static double sim_energy_scale(const mr_model *m, const mr_data *d, double e0) {
+  const double *g = d->opt.gravity;
+  double weight = mr_model_total_mass(m) * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  return fmax(fabs(e0), weight * 1.0);
+}
+
+/* The first sign of a blow-up (simulate.h: MR_SIM_UNSTABLE_RESIDUAL). The energy is the
+ * step's start energy (d->metrics.energy). Its line is reported when the run ends, unless
+ * a worse failure (a non-finite state, a failed write) is reported instead. */
+static void sim_check_stable(sim_context *c, long step) {
+  mr_sim_stats *s = c->s;
+  const mr_data *d = c->d;
+  double e = d->metrics.energy, e0 = s->energy_start;
+  if (e > s->max_energy) s->max_energy = e;
+  if (s->unstable) return;
+  int residual = !(d->solver_residual <= MR_SIM_UNSTABLE_RESIDUAL);
+  int energy = c->m->nu == 0 && e - e0 > 9 * sim_energy_scale(c->m, d, e0);
+  if (!residual && !energy) return;
+  s->unstable = 1;
+  s->unstable_step = step;
+  if (residual)
+    snprintf(c->unstable_line, sizeof c->unstable_line,
+             "%s: unstable from step %ld (t = %.6g s): solver residual %.3g", c->o->model_path,
+             step, d->time, d->solver_residual);
+  else
+    snprintf(c->unstable_line, sizeof c->unstable_line,
+             "%s: unstable from step %ld (t = %.6g s): energy %.6g J, %.6g J at the start, "
+             "and the model has no actuators", c->o->model_path, step, d->time, e, e0);
+}
+
 static void sim_step_stats(sim_context *c, long i) {
   mr_sim_stats *s = c->s;
   const mr_data *d = c->d;
@@ -126,6 +159,7 @@ static void sim_step_stats(sim_context *c, long i) {
   sim_count_dropped(c, i + 1);
   if (d->solver_residual > s->max_residual) s->max_residual = d->solver_residual;
   sim_metrics_max(s, d);
+  sim_check_stable(c, i + 1);
 }
 
 /* One step with its bookkeeping; -1 ends the run (divergence or a failed write). The
@@ -305,7 +339,7 @@ static int sim_initial_state(sim_context *c) {
 }
 
 static int sim_exit_status(const mr_sim_stats *s) {
-  if (s->diverged || s->record_failed || s->contacts_failed) return MR_EXIT_FAILURE;
+  if (s->diverged || s->unstable || s->record_failed || s->contacts_failed) return MR_EXIT_FAILURE;
   if (s->signal) return 128 + s->signal;
   return MR_EXIT_OK;
 }
@@ -320,6 +354,7 @@ static int sim_run_open(sim_context *c) {
   if (s->diverged) s->time_end = s->diverged_time;
   sim_record_end(c);
   sim_contacts_end(c);
+  if (s->unstable) sim_error(c, "%s", c->unstable_line);
   if (s->signal && !s->diverged)
     sim_error(c, "%s: interrupted by %s after %ld steps", c->o->model_path,
               s->signal == SIGINT ? "SIGINT" : s->signal == SIGTERM ? "SIGTERM" : "a signal",
@@ -343,7 +378,7 @@ int mr_sim_execute(const mr_cli_options *o, const mr_model *m, mr_data *d,
   int status = MR_EXIT_BAD_INPUT;
   if (sim_initial_state(&c)) goto done;
   stats->time_start = d->time;
-  stats->energy_start = sim_energy(m, d);
+  stats->energy_start = stats->max_energy = sim_energy(m, d);
   if (o->record && (status = sim_record_begin(&c)) != MR_EXIT_OK) goto done;
   if (o->contacts && sim_contacts_begin(&c)) {
     mr_recorder_abort(c.rec);

@@ -43,7 +43,11 @@ typedef struct mr_sim_stats {
   long steps_capped;     /* solves that hit the iteration cap */
   long steps_failed;     /* solves that failed */
   long sum_rows;         /* constraint rows over the run */
-  mr_metrics metrics_max; /* the largest value of each per-step metric */
+  mr_metrics metrics_max; /* the largest value of each per-step metric (energy: max_energy) */
+  double max_energy;      /* the largest step-start energy, the start included */
+  int unstable;           /* a blow-up: residual above MR_SIM_UNSTABLE_RESIDUAL, or the
+                             energy of a model without actuators grown tenfold */
+  long unstable_step;     /* 1-based number of the first step that showed it */
   int ran;                /* 1 once stepping began: the fields above describe a run (0 when
                              the job stopped at its set-up: bad input, a file not created) */
 } mr_sim_stats;
@@ -67,6 +71,12 @@ typedef struct mr_sim_hooks {
  * status is not MR_EXIT_OK. */
 int mr_sim_execute(const mr_cli_options *o, const mr_model *m, mr_data *d,
                    const mr_sim_hooks *hooks, mr_sim_stats *stats, char *err, int errlen);
+
+/* A run is unstable (one warning line, exit 1, "unstable": true) once a step's solver
+ * residual exceeds this, or once a model without actuators has gained nine times the
+ * magnitude of the energy it started with (E - E0 > 9 max(|E0|, its weight times 1 m)):
+ * energy the step invented, which a passive model cannot gain from anywhere else. */
+#define MR_SIM_UNSTABLE_RESIDUAL 1.0
 
 /* --seed: the reproducible perturbation of an initial state. A splitmix64 stream seeded
  * with seed draws uniform numbers u in [-1, 1) (the top 53 bits of each output, as an exact

@@ -32,7 +32,8 @@
  * reached become its step count in the timed rounds (column "steps"), and its ratio is
  * taken against MuJoCo's time over the same first steps.
  *
- * Usage: bench_contact [--steps N] [--rounds R] [MODEL.xml ...]
+ * Usage: bench_contact [--steps N] [--rounds R] [--long] [MODEL.xml ...]
+ * --long: the long-horizon scenes (bench_long), the default solver and pgs.
  * MOREAU_BENCH_SOLVERS=pgs,sap limits the Moreau rows to the solvers named.
  * Default models: MuJoCo's humanoid (2 s simulated) and humanoid100 (1 s) samples.
  */
@@ -55,7 +56,7 @@ enum { MAX_SOLVERS = 32 };
 static const double SOLVER_BUDGET = 12.0;
 
 typedef struct accuracy {
-  double primal, dual, compl, penetration;
+  double primal, dual, compl, natural, penetration;
 } accuracy;
 
 typedef struct engine_row {
@@ -85,6 +86,7 @@ static void accuracy_max(accuracy *a, const accuracy *b) {
   a->primal = fmax(a->primal, b->primal);
   a->dual = fmax(a->dual, b->dual);
   a->compl = fmax(a->compl, b->compl);
+  a->natural = fmax(a->natural, b->natural);
   a->penetration = fmax(a->penetration, b->penetration);
 }
 
@@ -106,6 +108,9 @@ static void contact_errors(const double l[3], const double c[3], double mu, accu
   e->dual = sqrt((cs[0] - y[0]) * (cs[0] - y[0]) + (cs[1] - y[1]) * (cs[1] - y[1]) +
                  (cs[2] - y[2]) * (cs[2] - y[2]));
   e->compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
+  double z[3] = {l[0] - cs[0], l[1] - cs[1], l[2] - cs[2]};
+  mr_cone_project(z, mu);
+  e->natural = fmax(fabs(l[0] - z[0]), fmax(fabs(l[1] - z[1]), fabs(l[2] - z[2])));
   e->penetration = 0;
 }
 
@@ -144,6 +149,7 @@ static void mujoco_accuracy(bench_state *b, accuracy *out) {
     e.primal = fmax(0, -l);
     e.dual = fmax(0, -c);
     e.compl = fabs(l * c);
+    e.natural = fabs(l - fmax(0, l - c));
     e.penetration = 0;
     accuracy_max(out, &e);
   }
@@ -171,7 +177,7 @@ static void bench_state_free(bench_state *b) {
   mj_deleteModel(b->m);
 }
 
-static int bench_state_load(const char *path, bench_state *b) {
+static int bench_state_load(const char *path, double dt, bench_state *b) {
   char err[1024] = "";
   memset(b, 0, sizeof *b);
   b->m = mj_loadXML(path, NULL, err, sizeof err);
@@ -187,6 +193,7 @@ static int bench_state_load(const char *path, bench_state *b) {
     bench_state_free(b);
     return -1;
   }
+  if (dt > 0) b->m->opt.timestep = b->mm->opt.timestep = dt;
   b->d = mj_makeData(b->m);
   b->md = mr_data_create(b->mm);
   b->jac = malloc(sizeof(double) * 6 * (size_t)b->m->nv);
@@ -244,7 +251,7 @@ static void moreau_accuracy_round(bench_state *b, int solver, engine_row *row, d
       break;
     }
     const mr_metrics *x = &b->md->metrics;
-    accuracy e = {x->primal, x->dual, x->complementarity, x->penetration};
+    accuracy e = {x->primal, x->dual, x->complementarity, x->natural_map, x->penetration};
     accuracy_max(&row->acc, &e);
     row->penetration_sum += e.penetration;
     solver_time += x->solver_time;
@@ -276,9 +283,10 @@ static void print_row(const engine_row *row, double sps, double ratio) {
   if (row->solver_share > 0) snprintf(share, sizeof share, "%.0f%%", 100 * row->solver_share);
   if (row->capped_steps) snprintf(note, sizeof note, " cap@%d", row->capped_steps);
   if (row->diverged) snprintf(note, sizeof note, " NON-FINITE");
-  printf("%-16s %6d %10.0f %7.2f %8s %6s %10.2e %10.2e %10.2e %10.2e %10.2e%s\n", row->name,
-         row->steps, sps, ratio, iters, share, row->acc.primal, row->acc.dual, row->acc.compl,
-         row->acc.penetration, row->penetration_sum / row->steps, note);
+  printf("%-16s %6d %10.0f %7.2f %8s %6s %10.2e %10.2e %10.2e %10.2e %10.2e %10.2e%s\n",
+         row->name, row->steps, sps, ratio, iters, share, row->acc.primal, row->acc.dual,
+         row->acc.compl, row->acc.natural, row->acc.penetration,
+         row->penetration_sum / row->steps, note);
 }
 
 static int default_steps(const char *path, double seconds) {
@@ -311,9 +319,9 @@ static int selected_solvers(int *sel) {
   return n;
 }
 
-static int bench_model(const char *path, int steps, int rounds) {
+static int bench_model(const char *path, double dt, int steps, int rounds, double budget) {
   bench_state b;
-  if (bench_state_load(path, &b)) return -1;
+  if (bench_state_load(path, dt, &b)) return -1;
   int sel[MAX_SOLVERS], nsolver = selected_solvers(sel);
   engine_row rows[MAX_SOLVERS + 1];
   memset(rows, 0, sizeof rows);
@@ -328,7 +336,7 @@ static int bench_model(const char *path, int steps, int rounds) {
   fflush(stdout);
   mujoco_accuracy_round(&b, &rows[0]);
   for (int i = 1; i <= nsolver; i++)
-    moreau_accuracy_round(&b, sel[i - 1], &rows[i], SOLVER_BUDGET / (rounds + 1));
+    moreau_accuracy_round(&b, sel[i - 1], &rows[i], budget);
   char *checkpoint = calloc((size_t)steps, 1);
   double *mj_t = calloc((size_t)rounds * (size_t)steps, sizeof(double));
   double mr_t[MAX_SOLVERS + 1][MAX_ROUNDS];
@@ -343,8 +351,9 @@ static int bench_model(const char *path, int steps, int rounds) {
     mujoco_timed_round(&b, steps, checkpoint, mj_t + (size_t)r * steps);
     for (int i = 1; i <= nsolver; i++) mr_t[i][r] = moreau_timed_round(&b, sel[i - 1], &rows[i]);
   }
-  printf("%-16s %6s %10s %7s %8s %6s %10s %10s %10s %10s %10s\n", "engine/solver", "steps",
-         "steps/s", "ratio", "iters", "solver", "primal", "dual", "compl", "penetr", "mean pen");
+  printf("%-16s %6s %10s %7s %8s %6s %10s %10s %10s %10s %10s %10s\n", "engine/solver", "steps",
+         "steps/s", "ratio", "iters", "solver", "primal", "dual", "compl", "natural", "penetr",
+         "mean pen");
   print_row(&rows[0], 1 / mujoco_step_time(mj_t, steps, rounds, steps), 1.0);
   for (int i = 1; i <= nsolver; i++) {
     int n = rows[i].steps;
@@ -360,6 +369,40 @@ static int bench_model(const char *path, int steps, int rounds) {
   return 0;
 }
 
+/* --long: the scenes of issue 15, where contact rests for a long time, at their full
+ * horizons (no solver is cut short). Solvers: the default and pgs unless
+ * MOREAU_BENCH_SOLVERS names others. */
+typedef struct scene {
+  const char *path;
+  double seconds, dt; /* dt 0: the model's */
+} scene;
+
+static const scene long_scenes[] = {
+    {MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", 20.0, 0},
+    {MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", 5.0, 0},
+    {MOREAU_SOURCE_DIR "/models/stack5.xml", 10.0, 0.001},
+    {MOREAU_SOURCE_DIR "/models/stack5.xml", 10.0, 0.01},
+    {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
+};
+
+static int bench_long(int rounds) {
+  if (!getenv("MOREAU_BENCH_SOLVERS")) {
+    static char names[128];
+    snprintf(names, sizeof names, "%s,pgs", mr_solver_name(mr_solver_default()));
+    setenv("MOREAU_BENCH_SOLVERS", names, 1);
+  }
+  printf("long horizons: MuJoCo and Moreau's %s from qpos0, the whole horizon in every round "
+         "(CPU time, median of %d)\n\n", getenv("MOREAU_BENCH_SOLVERS"), rounds);
+  int failures = 0;
+  for (size_t i = 0; i < sizeof long_scenes / sizeof long_scenes[0]; i++) {
+    const scene *sc = &long_scenes[i];
+    double dt = sc->dt > 0 ? sc->dt : 0;
+    int steps = dt > 0 ? (int)(sc->seconds / dt + 0.5) : default_steps(sc->path, sc->seconds);
+    if (bench_model(sc->path, dt, steps, rounds, INFINITY) != 0) failures++;
+  }
+  return failures;
+}
+
 int main(int argc, char **argv) {
   bench_args args = {.steps = 0, .rounds = 3};
   bench_parse_args(argc, argv, "bench_contact", 0, &args);
@@ -372,20 +415,23 @@ int main(int argc, char **argv) {
   } else {
     for (int i = 0; i < args.nmodels; i++) seconds[i] = 2.0;
   }
-  printf("contacts on: each Moreau solver and MuJoCo from qpos0; one accuracy round, then R "
-         "timed rounds (CPU time, median). A solver's accuracy round stops after %.0f/(R+1) s "
-         "of stepping; the steps it reached then hold for its timed rounds\n\n",
-         SOLVER_BUDGET);
+  if (!args.long_horizon)
+    printf("contacts on: each Moreau solver and MuJoCo from qpos0; one accuracy round, then R "
+           "timed rounds (CPU time, median). A solver's accuracy round stops after %.0f/(R+1) s "
+           "of stepping; the steps it reached then hold for its timed rounds\n\n",
+           SOLVER_BUDGET);
   int failures = 0;
-  for (int i = 0; i < args.nmodels; i++) {
+  if (args.long_horizon) failures = bench_long(args.rounds);
+  for (int i = 0; i < args.nmodels && !args.long_horizon; i++) {
     int steps = args.steps > 0 ? args.steps : default_steps(args.models[i], seconds[i]);
-    if (bench_model(args.models[i], steps, args.rounds) != 0) failures++;
+    if (bench_model(args.models[i], 0, steps, args.rounds, SOLVER_BUDGET / (args.rounds + 1)) != 0)
+      failures++;
   }
   printf("ratio = MuJoCo time / Moreau time over the same steps (above 1: Moreau is faster).\n"
          "iters = mean solver iterations per step; solver = share of Moreau's step time in the "
          "solver (d->metrics.solver_time; the rest: collision, rows, Delassus, dynamics).\n"
-         "primal, dual, compl (N s m/s): the NCP "
-         "residuals of engine/constraint/metrics.c, max over steps; penetr: max penetration (m); mean pen: "
+         "primal, dual, compl (N s m/s), natural: the NCP residuals and natural map of "
+         "engine/constraint/metrics.c, max over steps; penetr: max penetration (m); mean pen: "
          "its per-step max, averaged over the steps (m).\n"
          "cap@K = K steps ended at the solver's iteration cap (or failed).\n");
   return failures ? 1 : 0;

@@ -73,7 +73,7 @@ static size_t mr_arena_size(const mr_model *m) {
   X(limit_impulse, double, 2 * m->njnt)            \
   X(solver_history, double, MR_MAX_ITER_CAP)
 
-static size_t mr_data_bytes(const mr_model *m) {
+static size_t mr_data_buffer_bytes(const mr_model *m) {
   int maxcon = mr_contact_capacity(m);
   size_t bytes = 0;
 #define MR_COUNT(field, type, n) bytes += mr_align_up((size_t)(n) * sizeof(type));
@@ -112,11 +112,16 @@ static void mr_aligned_free(void *p) {
 
 /* ------------------------------------------------------------------ public */
 
+size_t mr_data_bytes(const mr_model *m) {
+  const size_t block = MR_ALIGN + sizeof(void *); /* mr_aligned_calloc's overhead */
+  return sizeof(mr_data) + mr_data_buffer_bytes(m) + mr_arena_size(m) + 2 * block;
+}
+
 mr_data *mr_data_create(const mr_model *m) {
   if (!m || m->nbody < 1) return NULL;
   mr_data *d = calloc(1, sizeof *d);
   if (!d) return NULL;
-  d->nbuffer = mr_data_bytes(m);
+  d->nbuffer = mr_data_buffer_bytes(m);
   d->buffer = mr_aligned_calloc(d->nbuffer);
   d->narena = mr_arena_size(m);
   d->arena = mr_aligned_calloc(d->narena);

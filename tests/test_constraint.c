@@ -13,6 +13,7 @@
 #include "engine/constraint/constraint.h"
 #include "engine/core/mr_math.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 #include "engine/solver/solver.h"
 #include "engine/core/spatial.h"
 
@@ -51,17 +52,6 @@ static const char *model_xml =
     "  </equality>\n"
     "</mujoco>\n";
 
-static mr_model *load_string(const char *xml) {
-  char path[] = "/tmp/test_constraint_XXXXXX", err[512];
-  int fd = mkstemp(path);
-  MR_REQUIRE(fd >= 0);
-  MR_REQUIRE(write(fd, xml, strlen(xml)) == (ssize_t)strlen(xml));
-  close(fd);
-  mr_model *m = mr_model_load(path, NULL, err, sizeof err);
-  if (!m) fprintf(stderr, "%s\n", err);
-  unlink(path);
-  return m;
-}
 
 static double urand(void) { return 2.0 * rand() / RAND_MAX - 1; }
 
@@ -129,7 +119,7 @@ static double *dense_rows(const mr_rows *r) {
 }
 
 static void test_jacobians(void) {
-  mr_model *m = load_string(model_xml);
+  mr_model *m = mr_test_load_xml(model_xml);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
@@ -221,7 +211,7 @@ static void test_jacobians(void) {
 
 /* G = J A^-1 J^T symmetric PSD with A the factor in qLD; g = J v_free + bias. */
 static void test_delassus(void) {
-  mr_model *m = load_string(model_xml);
+  mr_model *m = mr_test_load_xml(model_xml);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   const int nv = m->nv;
@@ -288,7 +278,7 @@ static void test_delassus(void) {
  * most MR_RECOVERY_SPEED between separable bodies (different trees) and for limits, never
  * within one tree; equalities at their ERP. */
 static void test_bias(void) {
-  mr_model *m = load_string(model_xml);
+  mr_model *m = mr_test_load_xml(model_xml);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   srand(3);
@@ -343,7 +333,7 @@ static const char *pgs_forms_xml =
 /* pgs's two forms (over G, and the velocity form over J and AJ that big scenes get) are
  * one iteration: on the same problem they converge to the same impulses. */
 static void test_pgs_forms(void) {
-  mr_model *m = load_string(pgs_forms_xml);
+  mr_model *m = mr_test_load_xml(pgs_forms_xml);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   srand(5);

@@ -420,6 +420,8 @@ const char *mr_id2name(const mr_model *m, mr_obj_type type, int id);
 /* ------------------------------------------------------------------ simulation */
 
 mr_data *mr_data_create(const mr_model *m);
+/* Bytes one mr_data of m takes (its arrays and its per-step arena), without creating it. */
+size_t mr_data_bytes(const mr_model *m);
 void mr_data_free(mr_data *d);
 /* Back to qpos0, zero velocity, zero ctrl, time 0 (keeps d->opt). */
 void mr_data_reset(const mr_model *m, mr_data *d);
