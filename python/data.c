@@ -157,6 +157,8 @@ static void contact_fill(contact_row *row, const mr_contact *c) {
 
 /* ------------------------------------------------------------------ the type */
 
+static void data_release(void *d) { mr_data_free(d); }
+
 static PyObject *data_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *names[] = {"m", NULL};
   PyObject *model;
@@ -164,35 +166,23 @@ static PyObject *data_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     return NULL;
   mr_data *d = mr_data_create(((mr_py_model *)model)->m);
   if (!d) return PyErr_NoMemory();
-  mr_py_data *self = (mr_py_data *)type->tp_alloc(type, 0);
+  PyObject *memory = mr_py_memory_new(d, data_release);
+  mr_py_data *self = memory ? (mr_py_data *)type->tp_alloc(type, 0) : NULL;
   if (!self) {
-    mr_data_free(d);
+    Py_XDECREF(memory);
     return NULL;
   }
   self->d = d;
+  self->memory = memory;
   Py_INCREF(model);
   self->model = (mr_py_model *)model;
   return (PyObject *)self;
 }
 
-static int data_traverse(PyObject *self, visitproc visit, void *arg) {
-  mr_py_data *pd = (mr_py_data *)self;
-  for (int i = 0; i < SLOT_COUNT; i++) Py_VISIT(pd->slots[i]);
-  Py_VISIT(pd->model);
-  return 0;
-}
-
-static int data_clear(PyObject *self) {
-  mr_py_data *pd = (mr_py_data *)self;
-  for (int i = 0; i < SLOT_COUNT; i++) Py_CLEAR(pd->slots[i]);
-  return 0;
-}
-
 static void data_dealloc(PyObject *self) {
   mr_py_data *pd = (mr_py_data *)self;
-  PyObject_GC_UnTrack(self);
-  data_clear(self);
-  mr_data_free(pd->d);
+  for (int i = 0; i < SLOT_COUNT; i++) Py_XDECREF(pd->slots[i]);
+  Py_XDECREF(pd->memory);
   Py_XDECREF(pd->model);
   Py_TYPE(self)->tp_free(self);
 }
@@ -225,7 +215,7 @@ static PyObject *get_array(PyObject *self, void *closure) {
   mr_py_data *pd = (mr_py_data *)self;
   const array_spec *s = closure;
   double *data = *(double **)(void *)((char *)pd->d + s->offset);
-  return mr_py_cached_view(&pd->slots[s->slot], self, pd->model->m, data, NPY_DOUBLE, s->rows,
+  return mr_py_cached_view(&pd->slots[s->slot], pd->memory, pd->model->m, data, NPY_DOUBLE, s->rows,
                            s->cols, 1);
 }
 
@@ -242,8 +232,8 @@ static int set_array(PyObject *self, PyObject *value, void *closure) {
 static PyObject *get_energy(PyObject *self, void *closure) {
   (void)closure;
   mr_py_data *pd = (mr_py_data *)self;
-  return mr_py_cached_view(&pd->slots[SLOT_energy], self, pd->model->m, pd->d->energy, NPY_DOUBLE, 2,
-                           1, 1);
+  return mr_py_cached_view(&pd->slots[SLOT_energy], pd->memory, pd->model->m, pd->d->energy,
+                           NPY_DOUBLE, 2, 1, 1);
 }
 
 /* ------------------------------------------------------------------ scalars and settings */
@@ -392,11 +382,9 @@ static PyGetSetDef data_getset[] = {
 PyTypeObject mr_py_data_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moreau.Data",
     .tp_basicsize = sizeof(mr_py_data),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Data(m): a simulation state of model m, at qpos0 with the model's settings.",
     .tp_new = data_new,
-    .tp_traverse = data_traverse,
-    .tp_clear = data_clear,
     .tp_dealloc = data_dealloc,
     .tp_repr = data_repr,
     .tp_getset = data_getset,

@@ -153,7 +153,7 @@ static PyObject *get_array(PyObject *self, void *closure) {
   mr_py_model *pm = (mr_py_model *)self;
   const array_spec *s = closure;
   void *data = *(void **)(void *)((char *)pm->m + s->offset);
-  return mr_py_cached_view(&pm->slots[s->slot], self, pm->m, data, s->typenum, s->rows, s->cols, 0);
+  return mr_py_cached_view(&pm->slots[s->slot], pm->memory, pm->m, data, s->typenum, s->rows, s->cols, 0);
 }
 
 static int object_count(const mr_model *m, mr_obj_type type) {
@@ -229,24 +229,14 @@ static PyGetSetDef model_getset[] = {
 
 /* ------------------------------------------------------------------ the type */
 
-static int model_traverse(PyObject *self, visitproc visit, void *arg) {
-  mr_py_model *pm = (mr_py_model *)self;
-  for (int i = 0; i < ARRAY_COUNT + NAMES_COUNT; i++) Py_VISIT(pm->slots[i]);
-  return 0;
-}
-
-static int model_clear(PyObject *self) {
-  mr_py_model *pm = (mr_py_model *)self;
-  for (int i = 0; i < ARRAY_COUNT + NAMES_COUNT; i++) Py_CLEAR(pm->slots[i]);
-  return 0;
-}
-
 static void model_dealloc(PyObject *self) {
-  PyObject_GC_UnTrack(self);
-  model_clear(self);
-  mr_model_free(((mr_py_model *)self)->m);
-  Py_TYPE(self)->tp_free(self);
+  mr_py_model *pm = (mr_py_model *)self;
+  for (int i = 0; i < ARRAY_COUNT + NAMES_COUNT; i++) Py_XDECREF(pm->slots[i]);
+  Py_XDECREF(pm->memory);
+  PyObject_Free(self);
 }
+
+static void model_release(void *m) { mr_model_free(m); }
 
 static PyObject *model_repr(PyObject *self) {
   const mr_model *m = ((mr_py_model *)self)->m;
@@ -258,10 +248,8 @@ static PyObject *model_repr(PyObject *self) {
 PyTypeObject mr_py_model_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moreau.Model",
     .tp_basicsize = sizeof(mr_py_model),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A loaded model (immutable). Made by moreau.load(path).",
-    .tp_traverse = model_traverse,
-    .tp_clear = model_clear,
     .tp_dealloc = model_dealloc,
     .tp_repr = model_repr,
     .tp_getset = model_getset,
@@ -303,14 +291,15 @@ PyObject *mr_py_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs, Py
     else mr_py_raise("%s: cannot load the model", file);
     goto done;
   }
-  mr_py_model *pm = PyObject_GC_New(mr_py_model, &mr_py_model_type);
+  PyObject *memory = mr_py_memory_new(m, model_release);
+  mr_py_model *pm = memory ? PyObject_New(mr_py_model, &mr_py_model_type) : NULL;
   if (!pm) {
-    mr_model_free(m);
+    Py_XDECREF(memory);
     goto done;
   }
   pm->m = m;
+  pm->memory = memory;
   memset(pm->slots, 0, sizeof pm->slots);
-  PyObject_GC_Track((PyObject *)pm);
   result = (PyObject *)pm;
 done:
   Py_XDECREF(path);

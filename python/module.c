@@ -34,6 +34,37 @@ static int arg_index(PyObject *name, const char *const *names, int n) {
   return -1;
 }
 
+typedef struct mr_py_memory {
+  PyObject_HEAD
+  void *memory;
+  void (*release)(void *);
+} mr_py_memory;
+
+static void memory_dealloc(PyObject *self) {
+  mr_py_memory *o = (mr_py_memory *)self;
+  o->release(o->memory);
+  PyObject_Free(self);
+}
+
+static PyTypeObject mr_py_memory_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moreau._Memory",
+    .tp_basicsize = sizeof(mr_py_memory),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The C memory behind a Model or Data and the arrays that view it.",
+    .tp_dealloc = memory_dealloc,
+};
+
+PyObject *mr_py_memory_new(void *memory, void (*release)(void *)) {
+  mr_py_memory *o = PyObject_New(mr_py_memory, &mr_py_memory_type);
+  if (!o) {
+    release(memory);
+    return NULL;
+  }
+  o->memory = memory;
+  o->release = release;
+  return (PyObject *)o;
+}
+
 int mr_py_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                const char *const *names, int n, int required, PyObject **out) {
   if (nargs > n) {
@@ -336,8 +367,25 @@ static int add_constants(PyObject *module) {
          PyModule_AddIntConstant(module, "DISABLE_CLAMPCTRL", MR_DISABLE_CLAMPCTRL);
 }
 
+/* numpy's C API, with a message that says which interpreter the module was built for: a
+ * python3 found first on PATH (pyenv, a venv) may not have Debian's numpy. */
+static int import_numpy(void) {
+  if (_import_array() >= 0) return 0;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyObject *executable = PySys_GetObject("executable"); /* borrowed */
+  PyErr_Format(PyExc_ImportError,
+               "moreau needs numpy, which %S cannot import (%S); moreau was built for %s "
+               "with Debian's python3-numpy",
+               executable ? executable : Py_None, value ? value : Py_None, MOREAU_PYTHON_BUILT_FOR);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  return -1;
+}
+
 PyMODINIT_FUNC PyInit_moreau(void) {
-  import_array();
+  if (import_numpy() < 0) return NULL;
   PyObject *module = PyModule_Create(&module_def);
   if (!module) return NULL;
   mr_py_error = PyErr_NewExceptionWithDoc(
@@ -345,7 +393,8 @@ PyMODINIT_FUNC PyInit_moreau(void) {
       "Bad input or a failed run: the one-line message the moreau command prints, without its\n"
       "'moreau: ' prefix (FILE:LINE: what is wrong).",
       NULL, NULL);
-  if (!mr_py_error || PyModule_AddObject(module, "Error", mr_py_error) < 0 ||
+  if (!mr_py_error || PyType_Ready(&mr_py_memory_type) < 0 ||
+      PyModule_AddObject(module, "Error", mr_py_error) < 0 ||
       add_type(module, &mr_py_model_type, "Model") < 0 || add_type(module, &mr_py_data_type, "Data") < 0 ||
       add_type(module, &mr_py_option_type, "Option") < 0 ||
       add_type(module, &mr_py_recorder_type, "Recorder") < 0 || add_constants(module) ||

@@ -5,11 +5,12 @@
  * type), option.c (the Option type: m.opt, d.opt), data.c (the Data type: state views,
  * metrics, contacts), recorder.c (moreau.Recorder), batch.c (moreau.batch).
  *
- * Memory: a Model owns its mr_model, a Data its mr_data and a reference to its Model; every
- * numpy array the module hands out views the C memory and holds a reference to the object
- * that owns it, so an array outlives neither its memory nor a `del`. Arrays are cached in
- * the owner (d.qpos is d.qpos), which makes owner and views a cycle the garbage collector
- * breaks (both types take part in it). */
+ * Memory: an mr_model or mr_data belongs to a small memory object (mr_py_memory) that frees
+ * it when the last reference goes. The Model or Data holds one reference, and every numpy
+ * array handed out is a view whose base is the memory object, so an array outlives neither
+ * its memory nor a `del` of its Model or Data. Arrays are cached in the Model or Data
+ * (d.qpos is d.qpos) without making a cycle: numpy arrays take no part in garbage
+ * collection, so a view whose base were the Data itself would keep it alive forever. */
 #ifndef MR_PY_MODULE_H
 #define MR_PY_MODULE_H
 
@@ -30,12 +31,14 @@ enum { MR_PY_MODEL_SLOTS = 96, MR_PY_DATA_SLOTS = 48 };
 typedef struct mr_py_model {
   PyObject_HEAD
   mr_model *m;
+  PyObject *memory; /* owns m; the base of every view */
   PyObject *slots[MR_PY_MODEL_SLOTS]; /* cached read-only views and name tuples */
 } mr_py_model;
 
 typedef struct mr_py_data {
   PyObject_HEAD
   mr_data *d;
+  PyObject *memory; /* owns d; the base of every view */
   mr_py_model *model;
   /* Set while a call works on d with the GIL released: another thread's step, forward or
    * setting change is refused instead of racing it. */
@@ -57,7 +60,11 @@ PyObject *mr_py_raise(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 int mr_py_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                const char *const *names, int n, int required, PyObject **out);
 
-/* A numpy array over C memory, owned by owner (which it keeps alive). */
+/* The owner of C memory: calls release(memory) when the last reference goes. NULL (and
+ * release already called) on failure. */
+PyObject *mr_py_memory_new(void *memory, void (*release)(void *));
+
+/* A numpy array over C memory, owned by owner (a memory object, which it keeps alive). */
 PyObject *mr_py_view(PyObject *owner, void *data, int typenum, int nd, const npy_intp *dims,
                      int writable);
 

@@ -194,7 +194,9 @@ static PyObject *get_gravity(PyObject *self, void *closure) {
   (void)closure;
   mr_py_option *o = (mr_py_option *)self;
   npy_intp three = 3;
-  return mr_py_view(o->owner, o->opt->gravity, NPY_DOUBLE, 1, &three, o->writable);
+  PyObject *memory = PyObject_TypeCheck(o->owner, &mr_py_data_type) ? ((mr_py_data *)o->owner)->memory
+                                                                     : ((mr_py_model *)o->owner)->memory;
+  return mr_py_view(memory, o->opt->gravity, NPY_DOUBLE, 1, &three, o->writable);
 }
 
 static PyGetSetDef option_getset[] = {

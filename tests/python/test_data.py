@@ -16,7 +16,7 @@ def test_views_are_the_state(paths):
     m = moreau.load(paths.model("pendulum.xml"))
     d = moreau.Data(m)
     assert d.qpos.shape == (1,) and d.xpos.shape == (m.nbody, 3) and d.xquat.shape == (m.nbody, 4)
-    assert d.qpos is d.qpos and d.qpos.base is d
+    assert d.qpos is d.qpos and not d.qpos.flags.owndata
     # Swing the hinge (about y) to 0.3 rad by writing into the view: the bob, 1 m below the
     # pivot at z = 1.5, moves to the analytic position.
     d.qpos[0] = 0.3
@@ -192,3 +192,24 @@ def test_a_busy_data_is_refused(paths):
     assert d.nstep == 20000  # the stepping thread was not disturbed
     assert len(errors) == 3 and all("being stepped by another thread" in e for e in errors)
     assert d.solver == "pgs"
+
+
+def test_dropped_data_and_views_are_freed(paths):
+    """Data objects with their views, dropped, give their C memory back (each holds about
+    0.3 MB of touched state for the humanoid: 300 leaked would be about 100 MB)."""
+    import resource
+    m = moreau.load(paths.humanoid)
+
+    def churn():
+        for _ in range(300):
+            d = moreau.Data(m)
+            views = (d.qpos, d.xpos, d.opt.gravity, d.energy, m.body_mass)
+            moreau.step(m, d, 1)
+            del d, views
+        gc.collect()
+
+    churn()  # warm-up: the allocator's high-water mark
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    churn()
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 30

@@ -95,3 +95,48 @@ def test_bad_names_give_the_cli_message(paths, cli, pendulum, tmp_path):
     with pytest.raises(moreau.Error, match="made for another model"):
         moreau.Recorder(tmp_path / "x.csv", other).write(d)
     assert not os.path.exists(tmp_path / "x.csv") and not os.path.exists(tmp_path / "x.csv.part")
+
+
+def test_a_full_disk_is_the_cli_error(paths, cli, tmp_path):
+    """A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes writes fail as a full disk
+    does: the write raises the CLI's message and FILE.part is removed, nothing posing as
+    complete is left."""
+    import subprocess
+    import sys
+    import textwrap
+    limit = 100000
+    script = textwrap.dedent(f"""
+        import resource, signal, moreau
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+        m = moreau.load({paths.humanoid!r})
+        d = moreau.Data(m)
+        rec = moreau.Recorder({str(tmp_path / "py.csv")!r}, m)
+        try:
+            for _ in range(3000):
+                moreau.step(m, d)
+                rec.write(d)
+        except moreau.Error as e:
+            print(e)
+            print(rec.closed, rec.rows)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ))
+    assert result.returncode == 0, result.stderr
+    message, state = result.stdout.splitlines()
+    assert message == f"{tmp_path / 'py.csv'}.part: write error: File too large"
+    closed, rows = state.split()
+    assert closed == "True" and 0 < int(rows) < 3000
+    assert sorted(os.listdir(tmp_path)) == []
+
+    def limited():
+        import resource
+        import signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run([paths.bin, "run", paths.humanoid, "--steps", "3000", "--quiet",
+                             "--record", str(tmp_path / "py.csv")], capture_output=True, text=True,
+                            timeout=300, preexec_fn=limited)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "moreau: " + message
