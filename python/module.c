@@ -332,7 +332,8 @@ static PyMethodDef module_methods[] = {
      "keyframe, record, record_every, contacts, ctrl, init, no_contact, no_constraints,\n"
      "no_gravity, floating, package_path, srdf, name). Returns one summary row per job, in\n"
      "order, with the keys of summary.json; out=DIR also writes DIR/summary.csv and .json\n"
-     "and resolves relative output paths against DIR. workers defaults to the core count."},
+     "and resolves relative output paths against DIR. workers defaults to the core count;\n"
+     "progress=True prints a line per finished job (and the loaders' warnings) on stderr."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
