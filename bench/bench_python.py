@@ -9,8 +9,10 @@ state (reset before each):
   block   moreau.step(m, d, N): one Python call, the same loop in the extension
   loop    for _ in range(N): moreau.step(m, d): N Python calls
 
-and reports the best round of each in microseconds per step (the work is deterministic,
-so the fastest round is the one least disturbed by other processes), block / C (the cost
+and reports the best round of each in microseconds per step of the thread's CPU time (the
+work is deterministic, so the fastest round is the one least disturbed by other processes;
+CPU time leaves out the turns other processes take on a shared machine, which the wall
+clock would count), block / C (the cost
 of the binding around a long call: within 2% is the target) as the ratio of the best
 rounds and as the median of the per-round ratios, and loop - block, the overhead of one
 Python call of one step (under 1 us is the target). A last column times N calls of
@@ -46,26 +48,26 @@ def c_round(binary, model, steps):
 
 def block_round(m, d, steps):
     moreau.reset(m, d)
-    start = time.perf_counter()
+    start = time.thread_time()
     moreau.step(m, d, steps)
-    return 1e6 * (time.perf_counter() - start) / steps
+    return 1e6 * (time.thread_time() - start) / steps
 
 
 def loop_round(m, d, steps):
     moreau.reset(m, d)
     step = moreau.step
-    start = time.perf_counter()
+    start = time.thread_time()
     for _ in range(steps):
         step(m, d)
-    return 1e6 * (time.perf_counter() - start) / steps
+    return 1e6 * (time.thread_time() - start) / steps
 
 
 def empty_round(m, d, steps):
     step = moreau.step
-    start = time.perf_counter()
+    start = time.thread_time()
     for _ in range(steps):
         step(m, d, 0)
-    return 1e6 * (time.perf_counter() - start) / steps
+    return 1e6 * (time.thread_time() - start) / steps
 
 
 def bench_model(binary, model, steps, rounds):
@@ -90,7 +92,7 @@ def main():
     p = argparse.ArgumentParser(description="moreau.step from Python next to the C loop")
     p.add_argument("models", nargs="*", default=DEFAULT_MODELS)
     p.add_argument("--steps", type=int, default=1000)
-    p.add_argument("--rounds", type=int, default=9)
+    p.add_argument("--rounds", type=int, default=31)
     p.add_argument("--bench-step", default=os.path.join(ROOT, "build", "bench", "bench_step"),
                    help="the C loop (bench/bench_step.c)")
     p.add_argument("--json", action="store_true", help="one JSON object per model")
