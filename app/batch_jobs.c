@@ -658,3 +658,54 @@ int mr_batch_table_load(mr_batch_table *t, const char *path, const char *out_dir
   if (status) mr_batch_table_free(t);
   return status;
 }
+
+/* ------------------------------------------------------------------ jobs as data */
+
+static int raw_column_of(const raw_table *raw, const column_spec *spec) {
+  for (int c = 0; c < raw->ncolumns; c++)
+    if (raw->spec[c] == spec) return c;
+  return -1;
+}
+
+/* Job j's cells into its row of the matrix. */
+static int cells_read_row(mr_batch_table *t, const raw_table *raw, char **row, int j,
+                          const mr_batch_cell *cells, int ncells, char *err, int errlen) {
+  for (int k = 0; k < ncells; k++) {
+    int c = raw_column_of(raw, column_find(cells[k].name));
+    if (row[c])
+      return mr_errorf(err, errlen, (mr_source){t->path, j + 1}, "column '%s' given twice",
+                       raw->spec[c]->name);
+    if (cell_check(t, raw->spec[c], cells[k].value, j + 1, err, errlen)) return -1;
+    if (!(row[c] = table_dup(t, cells[k].value))) return table_oom(t, err, errlen);
+  }
+  return 0;
+}
+
+int mr_batch_table_from_cells(mr_batch_table *t, const char *source, int njobs,
+                              const mr_batch_cell *const *cells, const int *ncells,
+                              const char *out_dir, int quiet, char *err, int errlen) {
+  memset(t, 0, sizeof *t);
+  if (!(t->path = table_dup(t, source))) return table_oom(t, err, errlen);
+  raw_table raw;
+  memset(&raw, 0, sizeof raw);
+  int *lines = NULL, cap = 0, status = 0;
+  if (njobs > MR_BATCH_MAX_JOBS)
+    status = mr_errorf(err, errlen, (mr_source){source, 0}, "more than %d jobs", MR_BATCH_MAX_JOBS);
+  for (int j = 0; j < njobs && !status; j++)
+    for (int k = 0; k < ncells[j] && !status; k++) {
+      const column_spec *spec = column_find(cells[j][k].name);
+      if (!spec || raw_column_of(&raw, spec) < 0)
+        status = raw_add_column(&raw, t, cells[j][k].name, j + 1, err, errlen);
+    }
+  if (status == 0 && njobs > 0 && raw.ncolumns == 0)
+    status = mr_errorf(err, errlen, (mr_source){source, 1}, "job 1 has no model");
+  for (int j = 0; j < njobs && !status; j++) {
+    char **row = table_add_row(t, &cap, raw.ncolumns, j + 1, &lines);
+    status = row ? cells_read_row(t, &raw, row, j, cells[j], ncells[j], err, errlen)
+                 : table_oom(t, err, errlen);
+  }
+  if (status == 0) status = table_build(t, &raw, lines, out_dir, quiet, err, errlen);
+  free(lines);
+  if (status) mr_batch_table_free(t);
+  return status;
+}

@@ -53,6 +53,23 @@ int mr_batch_table_load(mr_batch_table *t, const char *path, const char *out_dir
                         char *err, int errlen);
 void mr_batch_table_free(mr_batch_table *t);
 
+/* One option of a job given as data: a column name (as in a JOBS file) and its value as
+ * text. */
+typedef struct mr_batch_cell {
+  const char *name;
+  const char *value;
+} mr_batch_cell;
+
+/* Jobs given as data instead of a file (the Python module's moreau.batch): job j has the
+ * ncells[j] cells cells[j]. The columns are every name used, in the order first seen; a job
+ * without a cell of some column leaves that option unset. Values are checked, and paths
+ * resolved, as for a CSV file in the current directory; a message reads "SOURCE:J: ..."
+ * with J the job's number from 1. Returns 0, or -1 with one line in err (t then holds
+ * nothing to free). */
+int mr_batch_table_from_cells(mr_batch_table *t, const char *source, int njobs,
+                              const mr_batch_cell *const *cells, const int *ncells,
+                              const char *out_dir, int quiet, char *err, int errlen);
+
 /* The raw value of column `name` for job j, or NULL. */
 const char *mr_batch_table_value(const mr_batch_table *t, int j, const char *name);
 

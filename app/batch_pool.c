@@ -231,6 +231,11 @@ static void pool_watch(pool *p) {
     struct timespec ts;
     deadline_after(&ts, redraw_interval_s);
     pthread_cond_timedwait(&p->changed, &p->lock, &ts);
+    if (p->c->tick) {
+      pthread_mutex_unlock(&p->lock);
+      p->c->tick(p->c->user);
+      pthread_mutex_lock(&p->lock);
+    }
     if (p->tty && !p->c->quiet) pool_draw_bar(p);
     double now = mr_wall_seconds();
     if (p->unsaved && p->c->checkpoint && now - last_save >= checkpoint_interval_s) {

@@ -30,6 +30,9 @@ typedef struct mr_batch_pool_config {
   /* Called from the calling thread about once a second while results keep arriving, and
    * never concurrently with a result being stored (e.g. to save a partial summary). */
   void (*checkpoint)(void *user);
+  /* Called from the calling thread about ten times a second while jobs run, without the
+   * pool's lock held (e.g. to notice a Python KeyboardInterrupt and set *stop); may be NULL. */
+  void (*tick)(void *user);
   void *user;
 } mr_batch_pool_config;
 

@@ -46,6 +46,18 @@ const char *mr_job_status_name(int status) {
   return status >= 0 && status <= MR_JOB_UNSTABLE ? status_names[status] : "error";
 }
 
+int mr_batch_result_field_count(void) { return FIELD_COUNT; }
+
+mr_result_value mr_batch_result_field(int k, const mr_batch_result *r) {
+  const result_field *fd = &result_fields[k];
+  const char *base = (const char *)r + fd->offset;
+  mr_result_value v = {fd->name, MR_RESULT_TEXT, NULL, 0, 0};
+  if (fd->type == FIELD_TEXT) v.text = base;
+  else if (fd->type == FIELD_LONG) v.type = MR_RESULT_LONG, v.integer = *(const long *)(const void *)base;
+  else v.type = MR_RESULT_DOUBLE, v.number = *(const double *)(const void *)base;
+  return v;
+}
+
 static const char *option_value(const mr_batch_table *t, int j, int c) {
   return t->values[(size_t)j * (size_t)t->ncolumns + (size_t)c];
 }

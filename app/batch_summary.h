@@ -37,6 +37,20 @@ typedef struct mr_batch_result {
 
 const char *mr_job_status_name(int status);
 
+/* The result columns of a row (used_solver ... rows), in the order the summary writes them,
+ * for writers other than the two files (the Python module's moreau.batch). */
+typedef enum mr_result_type { MR_RESULT_TEXT, MR_RESULT_LONG, MR_RESULT_DOUBLE } mr_result_type;
+typedef struct mr_result_value {
+  const char *name;
+  mr_result_type type;
+  const char *text; /* MR_RESULT_TEXT: points into the result */
+  long integer;     /* MR_RESULT_LONG */
+  double number;    /* MR_RESULT_DOUBLE */
+} mr_result_value;
+int mr_batch_result_field_count(void);
+/* Column k (0 <= k < the count) of r. */
+mr_result_value mr_batch_result_field(int k, const mr_batch_result *r);
+
 /* Writes DIR/summary.csv and DIR/summary.json. -1 with one line in err on failure. */
 int mr_batch_summary_write(const char *dir, const mr_batch_table *t, const mr_batch_result *r,
                            char *err, int errlen);

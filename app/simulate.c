@@ -393,6 +393,8 @@ done:
   return status;
 }
 
+double mr_sim_state_energy(const mr_model *m, mr_data *d) { return sim_energy(m, d); }
+
 const char *mr_sim_solver_name(const mr_data *d) {
   const char *name = mr_solver_name(d->opt.solver);
   return name ? name : mr_solver_name(mr_solver_default());

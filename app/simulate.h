@@ -88,6 +88,11 @@ int mr_sim_execute(const mr_cli_options *o, const mr_model *m, mr_data *d,
 #define MR_SIM_SEED_AMPLITUDE 1e-3
 void mr_sim_perturb(const mr_model *m, mr_data *d, long seed);
 
+/* The total mechanical energy of d's state, as every recorded row holds it: brings the
+ * kinematics and the mass matrix up to date first (mr_step leaves those of the state it
+ * started from). */
+double mr_sim_state_energy(const mr_model *m, mr_data *d);
+
 /* Name of the solver the run used (the registry's default when none was chosen). */
 const char *mr_sim_solver_name(const mr_data *d);
 

@@ -34,7 +34,7 @@ ALLOWED = {
     'engine': ENGINE_STAGES,
     'render': ['engine', 'assets'] + ENGINE_STAGES,
     'app': ['render', 'engine'] + ENGINE_STAGES,
-    'python': ['engine'] + ENGINE_STAGES,
+    'python': ['app', 'engine'] + ENGINE_STAGES,  # app: its job runner and batch pool
 }
 # Consumers outside the pipeline: they may include any layer, and nothing includes them.
 CONSUMERS = ['tests', 'bench']

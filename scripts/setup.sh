@@ -14,6 +14,8 @@ packages=(
   libglfw3-dev python3-glad libstb-dev libgl-dev  # viewer
   xvfb libgl1-mesa-dri   # viewer tests without a display
   libmujoco-dev libmujoco-samples  # reference oracle for tests and benchmarks only
+  python3-dev python3-numpy        # the Python module (import moreau)
+  python3-pytest python3-h5py      # its tests (h5py reads recordings back independently)
 )
 
 sudo_cmd=()
