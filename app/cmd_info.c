@@ -123,6 +123,7 @@ int mr_cmd_info(int argc, char **argv) {
                  "[--srdf FILE] [--quiet]");
     return MR_EXIT_BAD_INPUT;
   }
+  o.load.meshes = MR_MESHES_INSPECT; /* no hulls, no visual meshes: nothing is stepped */
   mr_model *m = mr_cli_load_model(&o);
   if (!m) return MR_EXIT_BAD_INPUT;
   if (o.json) {

@@ -10,6 +10,8 @@
 
 #include "viewer.h"
 
+#include "engine/robot/robot.h"
+
 static const char HELP[] =
     "Simulation\n"
     "  space        pause / run\n"
@@ -55,6 +57,7 @@ void mr_viewer_reset(mr_viewer *v) {
     mr_viewer_message(v, 0, "reset to keyframe %d", v->keyframe);
   else
     mr_data_reset(v->m, v->d);
+  if (v->config.load.hold) mr_robot_hold_targets(v->m, v->d);
   mr_forward(v->m, v->d);
   v->diverged = 0;
   v->sim_lag = 0;

@@ -7,7 +7,8 @@
  * in engine/io/urdf.c:
  *   nv    = sum over joints of revolute/continuous/prismatic 1, planar 3, floating 6
  *   nbody = 1 (world) + links - links whose parent joint is fixed (those merge into their
- *           parent; the fixed-base root stays a body, welded to the world)
+ *           parent; the fixed-base root stays a body, welded to the world); a root link
+ *           named "world" is the world body itself, and the links fixed to it stay bodies
  *   mass  = sum of the links' <inertial><mass value>
  * package:// URIs resolve against MOREAU_SHARED_DIR/models, where example-robot-data lives.
  */
@@ -67,22 +68,33 @@ static int libxml_expected(const char *path, expected *e) {
   xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (!doc) return -1;
   memset(e, 0, sizeof *e);
-  int nlink = 0, nfixed = 0;
+  int nlink = 0, nfixed = 0, fixed_to_world = 0, has_world = 0, world_is_child = 0;
   for (const xmlNode *c = xmlDocGetRootElement(doc)->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
     if (!strcmp((const char *)c->name, "link")) {
+      xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+      has_world |= name && !strcmp((const char *)name, "world");
+      xmlFree(name);
       nlink++;
       e->mass += mass_of(c);
       e->nmeshelem += count_meshes(c);
     } else if (!strcmp((const char *)c->name, "joint")) {
       xmlChar *type = xmlGetProp(c, (const xmlChar *)"type");
       e->nv += joint_dofs((const char *)type);
-      nfixed += type && !strcmp((const char *)type, "fixed");
+      int fixed = type && !strcmp((const char *)type, "fixed");
+      nfixed += fixed;
       xmlFree(type);
+      xmlChar *parent = xmlGetProp((xmlNode *)child_named(c, "parent"), (const xmlChar *)"link");
+      xmlChar *child = xmlGetProp((xmlNode *)child_named(c, "child"), (const xmlChar *)"link");
+      fixed_to_world += fixed && parent && !strcmp((const char *)parent, "world");
+      world_is_child |= child && !strcmp((const char *)child, "world");
+      xmlFree(parent);
+      xmlFree(child);
     }
   }
   xmlFreeDoc(doc);
   e->nbody = 1 + nlink - nfixed;
+  if (has_world && !world_is_child) e->nbody += fixed_to_world - 1;
   return 0;
 }
 
