@@ -69,6 +69,7 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
   mr_load_options defaults;
   memset(&defaults, 0, sizeof defaults);
   if (!opt) opt = &defaults;
+  spec->mesh_mode = opt->meshes;
   int rc = format == MR_FORMAT_URDF ? mr_urdf_parse(spec, path, opt, err, errlen)
                                     : mr_mjcf_parse(spec, path, err, errlen);
   if (rc == 0) rc = mr_robot_prepare(spec, opt, err, errlen);

@@ -380,6 +380,31 @@ static void test_cli(void) {
   cli_free(&r);
 }
 
+/* info tells what drives the model: actuators, keyframes, joints with their indices, geoms. */
+static void test_info(void) {
+  char args[1024];
+  snprintf(args, sizeof args, "info '%s' --floating --json --quiet", BIPED);
+  cli_result r = run(args);
+  MR_CHECK_MSG(r.status == 0, "exit %d: %s", r.status, r.err);
+  const char *want[] = {"\"actuators\": [", "\"name\": \"knee_l\",\n      \"joint\": \"knee_l\",\n      \"kind\": \"position\"",
+                        "\"ctrlrange\": [-20, 20]", "\"forcerange\": [-30, 30]",
+                        "\"keyframes\": [\"turned\", \"crouch\"]",
+                        "\"name\": \"root_joint\",\n      \"type\": \"free\",\n      \"body\": \"base\",\n      \"qposadr\": 0,\n      \"nqpos\": 7,\n      \"dofadr\": 0,\n      \"ndof\": 6,\n      \"range\": null",
+                        "\"name\": \"hip_r\",\n      \"type\": \"hinge\",\n      \"body\": \"thigh_r\",\n      \"qposadr\": 10,\n      \"nqpos\": 1,\n      \"dofadr\": 9,\n      \"ndof\": 1,\n      \"range\": [-1.5, 1.5]",
+                        "\"name\": \"floor\",\n      \"type\": \"plane\",\n      \"body\": \"world\""};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    MR_CHECK_MSG(strstr(r.out, want[i]) != NULL, "info --json lacks: %s", want[i]);
+  MR_CHECK(count_char(r.out, '{') == count_char(r.out, '}'));
+  cli_free(&r);
+  snprintf(args, sizeof args, "info '%s' --floating --quiet", BIPED);
+  r = run(args);
+  const char *text[] = {"actuators    3", "keyframes    2", "   1  crouch", "joints       7", "0..6",
+                        "geoms        8", "kp "};
+  for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+    MR_CHECK_MSG(strstr(r.out, text[i]) != NULL, "info lacks: %s", text[i]);
+  cli_free(&r);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_robot_XXXXXX");
   MR_REQUIRE(mkdtemp(tmpdir) != NULL);
@@ -390,6 +415,7 @@ int main(void) {
   test_transmissions();
   test_hold();
   test_cli();
+  test_info();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -165,6 +165,7 @@ typedef struct mr_spec {
   mr_option opt;
   int inertiafromgeom; /* 0 false, 1 true, 2 auto (only bodies without <inertial>) */
   int quiet;           /* suppress warnings */
+  int mesh_mode;       /* MR_MESHES_*: which meshes compile reads and what it computes */
 
   MR_SPEC_ARRAY(mr_spec_body, bodies);
   MR_SPEC_ARRAY(mr_spec_joint, joints);
