@@ -37,7 +37,7 @@ static const char HELP[] =
     "  left drag    orbit;  right drag: pan;  scroll / middle drag: zoom\n"
     "  double-click select a body (again on empty space: none)\n"
     "  ctrl+drag    pull the selected body with a spring\n"
-    "  T            track the selected body\n"
+    "  T            track the selected body (a floating robot's root from the start)\n"
     "  tab          next camera (free, then the model's)\n"
     "  A            frame the whole model\n"
     "Files\n"

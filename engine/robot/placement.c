@@ -69,3 +69,28 @@ void mr_robot_place(const mr_spec *s, mr_model *m, mr_data *d) {
     }
   m->body_pos[3 * body + 2] = m->qpos0[base + 2];
 }
+
+void mr_robot_floor_squares(mr_model *m, mr_data *d) {
+  int mat = mr_name2id(m, MR_OBJ_MATERIAL, MR_FLOOR_MATERIAL);
+  if (mat < 0) return;
+  memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
+  mr_kinematics(m, d);
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_bodyid[g] == 0 || m->geom_type[g] == MR_GEOM_PLANE) continue;
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], d->geom_xpos[3 * g + k] - m->geom_rbound[g]);
+      hi[k] = fmax(hi[k], d->geom_xpos[3 * g + k] + m->geom_rbound[g]);
+    }
+  }
+  double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  static const double squares[] = {0.1, 0.25, 0.5, 1};
+  double square = 0.25;
+  if (isfinite(size) && size > 0) {
+    square = squares[0];
+    for (int i = 1; i < 4; i++)
+      if (fabs(log(squares[i] / (size / 4))) < fabs(log(square / (size / 4)))) square = squares[i];
+  }
+  /* the shader draws two checks per texture repeat */
+  m->mat_texrepeat[2 * mat] = m->mat_texrepeat[2 * mat + 1] = (float)(1 / (2 * square));
+}

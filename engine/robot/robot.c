@@ -17,7 +17,8 @@ static int mr_spec_has_free_joint(const mr_spec *s) {
   return 0;
 }
 
-/* A checker texture two greys apart, 0.25 m squares: the viewer's grid is the floor. */
+/* A checker texture two greys apart: the viewer's grid is the floor (its squares are sized
+ * to the robot once it is compiled: mr_robot_floor_squares). */
 static int mr_robot_floor_material(mr_spec *s) {
   mr_source src = {s->file, 0};
   int t = mr_spec_add_texture(s, src);
@@ -32,7 +33,7 @@ static int mr_robot_floor_material(mr_spec *s) {
   int k = mr_spec_add_material(s, src);
   if (k < 0) return -1;
   mr_spec_material *mat = &s->materials[k];
-  mat->name = mr_spec_strdup(s, MR_FLOOR_NAME);
+  mat->name = mr_spec_strdup(s, MR_FLOOR_MATERIAL);
   mat->texture = t;
   mat->texrepeat[0] = mat->texrepeat[1] = 2;
   mat->specular = 0.1f;
@@ -108,6 +109,7 @@ mr_model *mr_robot_finish(const mr_spec *s, mr_model *m, const mr_load_options *
     return NULL;
   }
   mr_robot_place(s, m, d);
+  mr_robot_floor_squares(m, d);
   int bad = mr_robot_check_mass(s, m, d, err, errlen);
   if (!bad) mr_robot_servo_gains(s, m, d, opt->keyframe);
   mr_data_free(d);

@@ -24,8 +24,9 @@
 #include "engine/io/spec.h"
 #include "moreau.h"
 
-/* The floor's name (a geom of the world body). */
+/* The floor's name (a geom of the world body) and its material's. */
 #define MR_FLOOR_NAME "floor"
+#define MR_FLOOR_MATERIAL "moreau_floor"
 
 /* Distance under which two links count as touching at a reference pose (m). */
 #define MR_SELF_TOUCH 1e-3
@@ -61,6 +62,9 @@ double mr_robot_lowest_point(const mr_model *m, const mr_data *d);
 int mr_robot_base_qposadr(const mr_model *m);
 /* Drops marked keyframes onto the floor and lifts a buried qpos0. */
 void mr_robot_place(const mr_spec *s, mr_model *m, mr_data *d);
+/* Sizes the floor's checker to the robot at qpos0: squares of 0.1, 0.25, 0.5 or 1 m, the
+ * one nearest a quarter of the robot's largest extent. */
+void mr_robot_floor_squares(mr_model *m, mr_data *d);
 
 /* self_collision.c: the model with the pairs touching at the reference poses excluded
  * (m itself when there are none); NULL on out of memory (m freed). */
