@@ -369,6 +369,26 @@ static void test_cli(void) {
   MR_CHECK_NEAR(last_qpos(csv, knee), 0.6, 0.02);
   MR_CHECK_NEAR(last_qpos(csv, hip), 0, 0.05); /* held where it started */
 
+  /* the same options as batch columns */
+  char jobs[512], out[512];
+  snprintf(jobs, sizeof jobs, "%s/jobs.csv", tmpdir);
+  snprintf(out, sizeof out, "%s/batch", tmpdir);
+  char table[2048];
+  snprintf(table, sizeof table,
+           "model,floating,hold,keyframe,steps,self_collision,no_floor,strict\n"
+           "%s,1,1,crouch,200,auto,0,1\n%s,1,0,crouch,200,off,1,0\n", BIPED, BIPED);
+  mr_test_write_file(jobs, table);
+  snprintf(args, sizeof args, "batch '%s' --out '%s' --quiet", jobs, out);
+  r = run(args);
+  MR_CHECK_MSG(r.status == 0, "batch exit %d: %s", r.status, r.err);
+  cli_free(&r);
+  mr_test_write_file(jobs, "model,self_collision\nx.urdf,sometimes\n");
+  snprintf(args, sizeof args, "batch '%s' --out '%s' --quiet", jobs, out);
+  r = run(args);
+  MR_CHECK_MSG(r.status == 2 && strstr(r.err, "jobs.csv:2:") && strstr(r.err, "on, off or auto"),
+               "exit %d: %s", r.status, r.err);
+  cli_free(&r);
+
   /* bad values */
   snprintf(args, sizeof args, "run '%s' --hold 1,x", BIPED);
   r = run(args);

@@ -100,8 +100,18 @@ int mr_robot_prepare(mr_spec *s, const mr_load_options *opt, char *err, int errl
   return 0;
 }
 
+/* 1 if the model has anything for the pose stage to do: an MJCF model without a floor of
+ * ours or a servo to tune is left exactly as compiled (and costs no mr_data). */
+static int mr_robot_has_work(const mr_spec *s, const mr_model *m, const mr_load_options *opt) {
+  if (s->is_urdf || opt->hold || mr_name2id(m, MR_OBJ_MATERIAL, MR_FLOOR_MATERIAL) >= 0) return 1;
+  for (int u = 0; u < s->nactuators; u++)
+    if (s->actuators[u].auto_gains) return 1;
+  return 0;
+}
+
 mr_model *mr_robot_finish(const mr_spec *s, mr_model *m, const mr_load_options *opt,
                           char *err, int errlen) {
+  if (!mr_robot_has_work(s, m, opt)) return m;
   mr_data *d = mr_data_create(m);
   if (!d) {
     mr_robot_oom(s, err, errlen);
@@ -111,7 +121,7 @@ mr_model *mr_robot_finish(const mr_spec *s, mr_model *m, const mr_load_options *
   mr_robot_place(s, m, d);
   mr_robot_floor_squares(m, d);
   int bad = mr_robot_check_mass(s, m, d, err, errlen);
-  if (!bad) mr_robot_servo_gains(s, m, d, opt->keyframe);
+  if (!bad) mr_robot_servo_gains(s, m, d, opt->keyframe, opt->hold);
   mr_data_free(d);
   if (bad) {
     mr_model_free(m);

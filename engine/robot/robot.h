@@ -73,8 +73,9 @@ mr_model *mr_robot_self_collision(const mr_spec *s, mr_model *m, int quiet, char
 
 /* servo_gains.c */
 /* Gains of the auto_gains servos from M at the start pose, then every keyframe's servo
- * controls: its joint positions (position servos), zero (velocity servos). */
-void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char *keyframe);
+ * controls (URDF, --hold): its joint positions (position servos), zero (velocity servos). */
+void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char *keyframe,
+                          int hold);
 /* 0, or -1 with err naming the first joint whose dof has no inertia (M singular). */
 int mr_robot_check_mass(const mr_spec *s, const mr_model *m, mr_data *d, char *err, int errlen);
 

@@ -85,7 +85,8 @@ static void mr_robot_key_ctrl(mr_model *m) {
   }
 }
 
-void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char *keyframe) {
+void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char *keyframe,
+                          int hold) {
   int any = 0;
   for (int u = 0; u < m->nu && u < s->nactuators; u++) any |= s->actuators[u].auto_gains;
   char *stance = any ? malloc((size_t)m->nbody) : NULL;
@@ -103,7 +104,7 @@ void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char 
     free(stance);
   }
   /* MJCF keyframes say their own controls; servos made here hold their keyframe. */
-  if (s->is_urdf || any) mr_robot_key_ctrl(m);
+  if (s->is_urdf || any || hold) mr_robot_key_ctrl(m);
 }
 
 void mr_robot_hold_targets(const mr_model *m, mr_data *d) {
