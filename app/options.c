@@ -388,6 +388,7 @@ void mr_cli_print_usage(FILE *out) {
       "\n"
       "commands:\n"
       "  moreau info MODEL [--json] [--floating] [--package-path DIR] [--srdf FILE] [--quiet]\n"
+      "             [--floor|--no-floor] [--self-collision on|off|auto] [--strict]\n"
       "      model summary: sizes, mass, timestep, actuators, keyframes, joints, geoms, bodies\n"
       "  moreau run MODEL [options]\n"
       "      headless simulation; prints a summary (--json: one JSON object)\n"

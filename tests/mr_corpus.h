@@ -13,6 +13,15 @@
 #include "moreau.h"
 #include "mr_test.h"
 
+#define MR_CORPUS_ROBOTS MOREAU_SHARED_DIR "/models/example-robot-data/robots"
+#define MR_CORPUS_PACKAGES MOREAU_SHARED_DIR "/models"
+
+/* A corpus path as printed: from below MR_CORPUS_ROBOTS. */
+static inline const char *mr_corpus_shown(const char *path) {
+  size_t n = strlen(MR_CORPUS_ROBOTS);
+  return strncmp(path, MR_CORPUS_ROBOTS, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
 typedef struct path_list {
   char **paths;
   int n, cap;

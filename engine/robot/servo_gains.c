@@ -9,7 +9,7 @@
  * that around: the foot holds still and the leg's joints carry the rest of the robot, whose
  * inertia about the joint axis is cdof_i . (I_tree - I_subtree(i)) cdof_i (composite
  * inertias, one frame per tree). So a joint whose subtree touches the floor at the start
- * pose is tuned for the larger of the two: the ankle of TALOS (M_ii 0.01 kg m^2, 70 kg m^2 the
+ * pose is tuned for the larger of the two: the ankle of TALOS (M_ii 0.03 kg m^2, 67 kg m^2 the
  * other way) could not otherwise hold the robot up. The damping is the joint's own
  * (spec_servo.c), integrated implicitly, so a foot that lifts off with a servo tuned for the
  * whole robot is only overdamped (time constant 2/w), not unstable. The effort limit (the
