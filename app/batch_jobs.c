@@ -56,6 +56,11 @@ static const column_spec column_table[] = {
     {"no_constraints", "--no-constraints", COLUMN_FLAG},
     {"no_gravity", "--no-gravity", COLUMN_FLAG},
     {"floating", "--floating", COLUMN_FLAG},
+    {"floor", "--floor", COLUMN_FLAG},
+    {"no_floor", "--no-floor", COLUMN_FLAG},
+    {"hold", "--hold", COLUMN_FLAG},
+    {"strict", "--strict", COLUMN_FLAG},
+    {"self_collision", "--self-collision", COLUMN_VALUE},
 };
 enum { COLUMN_COUNT = sizeof column_table / sizeof column_table[0] };
 
@@ -160,7 +165,7 @@ static int cell_check(const mr_batch_table *t, const column_spec *spec, const ch
   char *argv[2] = {(char *)spec->option, (char *)value};
   mr_cli_options o;
   char msg[512];
-  if (mr_cli_parse(2, argv, MR_OPTS_SIM, &o, msg, (int)sizeof msg))
+  if (mr_cli_parse(2, argv, MR_OPTS_LOAD | MR_OPTS_SIM, &o, msg, (int)sizeof msg))
     return mr_errorf(err, errlen, src, "%s", msg);
   return 0;
 }

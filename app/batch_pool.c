@@ -53,8 +53,14 @@ static int same_text(const char *a, const char *b) {
 }
 
 static int same_model(const mr_cli_options *a, const mr_cli_options *b) {
-  return strcmp(a->model_path, b->model_path) == 0 && a->load.floating == b->load.floating &&
-         same_text(a->load.package_path, b->load.package_path) && same_text(a->load.srdf, b->load.srdf);
+  const mr_load_options *x = &a->load, *y = &b->load;
+  /* Servo gains chosen at load come from the start pose: one model per keyframe. */
+  int same_hold = x->hold == y->hold && x->hold_kp == y->hold_kp && x->hold_kd == y->hold_kd &&
+                  same_text(a->keyframe, b->keyframe);
+  return strcmp(a->model_path, b->model_path) == 0 && x->floating == y->floating &&
+         same_text(x->package_path, y->package_path) && same_text(x->srdf, y->srdf) &&
+         x->floor == y->floor && x->self_collision == y->self_collision &&
+         x->strict == y->strict && same_hold;
 }
 
 /* Groups the jobs to run by model, before any thread starts. */
@@ -86,6 +92,8 @@ static const mr_model *pool_model(pool *p, int job, const char **message) {
   if (s->state == 0) {
     mr_load_options load = s->key->load;
     load.quiet = s->key->quiet;
+    load.keyframe = s->key->keyframe;
+    load.meshes = MR_MESHES_COLLISION;
     s->model = mr_model_load(s->key->model_path, &load, s->message, (int)sizeof s->message);
     s->state = s->model ? 1 : -1;
     if (!s->model && !s->message[0])

@@ -1,4 +1,6 @@
-/* moreau info MODEL: what the loader made of a model file. */
+/* moreau info MODEL: what the loader made of a model file, and what a user needs to drive it:
+ * sizes, actuators (the --ctrl column names), keyframes, joints with their qpos and qvel
+ * indices, bodies and geoms; --json gives the same as one object. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,18 +42,22 @@ static void info_print_sizes(const mr_model *m, const char *path) {
 }
 
 /* Width of the widest body name, so the table's columns line up. */
-static int body_name_width(const mr_model *m) {
+/* Width of the widest name of a type (at least 6), so that a table's columns line up. */
+static int name_width(const mr_model *m, mr_obj_type type, int count) {
   int width = 6;
-  for (int b = 0; b < m->nbody; b++) {
-    int n = (int)strlen(name_or(m, MR_OBJ_BODY, b, "-"));
+  for (int i = 0; i < count; i++) {
+    int n = (int)strlen(name_or(m, type, i, "-"));
     if (n > width) width = n;
   }
   return width;
 }
 
+static int body_name_width(const mr_model *m) { return name_width(m, MR_OBJ_BODY, m->nbody); }
+
 static void info_print_bodies(const mr_model *m) {
   int w = body_name_width(m);
-  printf("\n%4s  %-*s  %-*s  %12s  %s\n", "id", w, "body", w, "parent", "mass (kg)", "joints");
+  printf("\nbodies       %d\n", m->nbody);
+  printf("%4s  %-*s  %-*s  %12s  %s\n", "id", w, "body", w, "parent", "mass (kg)", "joints");
   for (int b = 0; b < m->nbody; b++) {
     const char *parent = b == 0 ? "-" : name_or(m, MR_OBJ_BODY, m->body_parentid[b], "-");
     printf("%4d  %-*s  %-*s  %12.6g  ", b, w, name_or(m, MR_OBJ_BODY, b, "-"), w, parent,
@@ -84,6 +90,163 @@ static void info_json_bodies(mr_json *j, const mr_model *m) {
   mr_json_array_end(j);
 }
 
+static const char *actuator_kind_name(int kind) {
+  switch (kind) {
+    case MR_ACT_MOTOR: return "motor";
+    case MR_ACT_POSITION: return "position";
+    case MR_ACT_VELOCITY: return "velocity";
+    default: return "general";
+  }
+}
+
+static const char *geom_type_name(int type) {
+  static const char *const names[MR_GEOM_NTYPES] = {"plane", "hfield", "sphere", "capsule",
+                                                    "ellipsoid", "cylinder", "box", "mesh"};
+  return type >= 0 && type < MR_GEOM_NTYPES ? names[type] : "?";
+}
+
+static int joint_nq(int type) { return type == MR_JOINT_FREE ? 7 : type == MR_JOINT_BALL ? 4 : 1; }
+static int joint_nv(int type) { return type == MR_JOINT_FREE ? 6 : type == MR_JOINT_BALL ? 3 : 1; }
+
+/* "a..b" for a block of indices, "a" for one. */
+static void index_span(char *buf, size_t len, int first, int count) {
+  if (count == 1) snprintf(buf, len, "%d", first);
+  else snprintf(buf, len, "%d..%d", first, first + count - 1);
+}
+
+static void range_text(char *buf, size_t len, int limited, const double *r) {
+  if (limited) snprintf(buf, len, "%.4g .. %.4g", r[0], r[1]);
+  else snprintf(buf, len, "-");
+}
+
+/* A position servo's damping: its own kv plus the joint damping it was given. */
+static double servo_damping(const mr_model *m, int u) {
+  return m->dof_damping[m->jnt_dofadr[m->actuator_trnid[u]]] - m->actuator_biasprm[3 * u + 2];
+}
+
+/* What drives the model: --ctrl columns are these names. */
+static void info_print_actuators(const mr_model *m) {
+  if (m->nu == 0) return;
+  int wa = name_width(m, MR_OBJ_ACTUATOR, m->nu), wj = name_width(m, MR_OBJ_JOINT, m->njnt);
+  printf("\nactuators    %d (--ctrl columns by name)\n", m->nu);
+  printf("%4s  %-*s  %-*s  %-9s %-20s %-20s %s\n", "id", wa, "name", wj, "joint", "kind",
+         "ctrl range", "force range", "gains");
+  for (int u = 0; u < m->nu; u++) {
+    char ctrl[64], force[64], gains[64] = "-";
+    range_text(ctrl, sizeof ctrl, m->actuator_ctrllimited[u], m->actuator_ctrlrange + 2 * u);
+    range_text(force, sizeof force, m->actuator_forcelimited[u], m->actuator_forcerange + 2 * u);
+    const double *g = m->actuator_gainprm + 3 * u;
+    if (m->actuator_kind[u] == MR_ACT_POSITION)
+      snprintf(gains, sizeof gains, "kp %.4g, kd %.4g", g[0], servo_damping(m, u));
+    else if (m->actuator_kind[u] == MR_ACT_VELOCITY)
+      snprintf(gains, sizeof gains, "kv %.4g", g[0]);
+    printf("%4d  %-*s  %-*s  %-9s %-20s %-20s %s\n", u, wa, name_or(m, MR_OBJ_ACTUATOR, u, "-"),
+           wj, name_or(m, MR_OBJ_JOINT, m->actuator_trnid[u], "-"),
+           actuator_kind_name(m->actuator_kind[u]), ctrl, force, gains);
+  }
+}
+
+static void info_print_keyframes(const mr_model *m) {
+  if (m->nkey == 0) return;
+  printf("\nkeyframes    %d (--keyframe NAME or INDEX)\n", m->nkey);
+  for (int k = 0; k < m->nkey; k++) printf("%4d  %s\n", k, name_or(m, MR_OBJ_KEY, k, "-"));
+}
+
+static void info_print_joints(const mr_model *m) {
+  if (m->njnt == 0) return;
+  int wj = name_width(m, MR_OBJ_JOINT, m->njnt), wb = body_name_width(m);
+  printf("\njoints       %d\n", m->njnt);
+  printf("%4s  %-*s  %-6s %-*s  %-7s %-7s %s\n", "id", wj, "name", "type", wb, "body", "qpos",
+         "qvel", "range");
+  for (int j = 0; j < m->njnt; j++) {
+    char q[32], v[32], range[64];
+    index_span(q, sizeof q, m->jnt_qposadr[j], joint_nq(m->jnt_type[j]));
+    index_span(v, sizeof v, m->jnt_dofadr[j], joint_nv(m->jnt_type[j]));
+    range_text(range, sizeof range, m->jnt_limited[j], m->jnt_range + 2 * j);
+    printf("%4d  %-*s  %-6s %-*s  %-7s %-7s %s\n", j, wj, name_or(m, MR_OBJ_JOINT, j, "-"),
+           joint_type_name(m->jnt_type[j]), wb, name_or(m, MR_OBJ_BODY, m->jnt_bodyid[j], "-"), q,
+           v, range);
+  }
+}
+
+static void info_print_geoms(const mr_model *m) {
+  if (m->ngeom == 0) return;
+  int wg = name_width(m, MR_OBJ_GEOM, m->ngeom), wb = body_name_width(m);
+  int wt = 9 + name_width(m, MR_OBJ_MESH, m->nmesh);
+  printf("\ngeoms        %d\n", m->ngeom);
+  printf("%4s  %-*s  %-*s  %-*s  %-5s %s\n", "id", wg, "name", wt, "type", wb, "body", "group",
+         "collides");
+  for (int g = 0; g < m->ngeom; g++) {
+    const char *mesh = m->geom_meshid[g] >= 0 ? name_or(m, MR_OBJ_MESH, m->geom_meshid[g], "") : "";
+    char type[96];
+    snprintf(type, sizeof type, "%s%s%.80s", geom_type_name(m->geom_type[g]), *mesh ? " " : "",
+             mesh);
+    printf("%4d  %-*s  %-*s  %-*s  %-5d %s\n", g, wg, name_or(m, MR_OBJ_GEOM, g, "-"), wt, type,
+           wb, name_or(m, MR_OBJ_BODY, m->geom_bodyid[g], "-"), m->geom_group[g],
+           (m->geom_contype[g] | m->geom_conaffinity[g]) ? "yes" : "no");
+  }
+}
+
+static void json_range(mr_json *j, const char *key, int limited, const double *r) {
+  if (!limited) {
+    mr_json_null(j, key);
+    return;
+  }
+  mr_json_array_begin(j, key);
+  mr_json_double(j, NULL, r[0]);
+  mr_json_double(j, NULL, r[1]);
+  mr_json_array_end(j);
+}
+
+static void info_json_actuators(mr_json *j, const mr_model *m) {
+  mr_json_array_begin(j, "actuators");
+  for (int u = 0; u < m->nu; u++) {
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_ACTUATOR, u));
+    mr_json_string(j, "joint", mr_id2name(m, MR_OBJ_JOINT, m->actuator_trnid[u]));
+    mr_json_string(j, "kind", actuator_kind_name(m->actuator_kind[u]));
+    json_range(j, "ctrlrange", m->actuator_ctrllimited[u], m->actuator_ctrlrange + 2 * u);
+    json_range(j, "forcerange", m->actuator_forcelimited[u], m->actuator_forcerange + 2 * u);
+    mr_json_double(j, "gain", m->actuator_gainprm[3 * u]);
+    if (m->actuator_kind[u] == MR_ACT_POSITION) mr_json_double(j, "damping", servo_damping(m, u));
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
+  mr_json_array_begin(j, "keyframes");
+  for (int k = 0; k < m->nkey; k++) mr_json_string(j, NULL, mr_id2name(m, MR_OBJ_KEY, k));
+  mr_json_array_end(j);
+}
+
+static void info_json_joints_geoms(mr_json *j, const mr_model *m) {
+  mr_json_array_begin(j, "joints");
+  for (int k = 0; k < m->njnt; k++) {
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_JOINT, k));
+    mr_json_string(j, "type", joint_type_name(m->jnt_type[k]));
+    mr_json_string(j, "body", mr_id2name(m, MR_OBJ_BODY, m->jnt_bodyid[k]));
+    mr_json_int(j, "qposadr", m->jnt_qposadr[k]);
+    mr_json_int(j, "nqpos", joint_nq(m->jnt_type[k]));
+    mr_json_int(j, "dofadr", m->jnt_dofadr[k]);
+    mr_json_int(j, "ndof", joint_nv(m->jnt_type[k]));
+    json_range(j, "range", m->jnt_limited[k], m->jnt_range + 2 * k);
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
+  mr_json_array_begin(j, "geoms");
+  for (int g = 0; g < m->ngeom; g++) {
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_GEOM, g));
+    mr_json_string(j, "type", geom_type_name(m->geom_type[g]));
+    mr_json_string(j, "body", mr_id2name(m, MR_OBJ_BODY, m->geom_bodyid[g]));
+    if (m->geom_meshid[g] >= 0)
+      mr_json_string(j, "mesh", mr_id2name(m, MR_OBJ_MESH, m->geom_meshid[g]));
+    mr_json_int(j, "group", m->geom_group[g]);
+    mr_json_bool(j, "collides", (m->geom_contype[g] | m->geom_conaffinity[g]) != 0);
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
+}
+
 static void info_print_json(const mr_model *m, const char *path) {
   mr_json j;
   mr_json_init(&j, stdout);
@@ -107,6 +270,8 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_array_end(&j);
   mr_json_string(&j, "integrator", mr_cli_integrator_name(m->opt.integrator));
   info_json_bodies(&j, m);
+  info_json_actuators(&j, m);
+  info_json_joints_geoms(&j, m);
   mr_json_object_end(&j);
 }
 
@@ -126,13 +291,18 @@ int mr_cmd_info(int argc, char **argv) {
                  "[--srdf FILE] [--quiet]");
     return MR_EXIT_BAD_INPUT;
   }
+  o.load.meshes = MR_MESHES_INSPECT; /* no hulls, no visual meshes: nothing is stepped */
   mr_model *m = mr_cli_load_model(&o);
   if (!m) return MR_EXIT_BAD_INPUT;
   if (o.json) {
     info_print_json(m, o.model_path);
   } else {
     info_print_sizes(m, o.model_path);
+    info_print_actuators(m);
+    info_print_keyframes(m);
+    info_print_joints(m);
     info_print_bodies(m);
+    info_print_geoms(m);
   }
   mr_model_free(m);
   return fflush(stdout) == 0 ? MR_EXIT_OK : MR_EXIT_FAILURE;

@@ -210,6 +210,7 @@ int mr_cmd_run(int argc, char **argv) {
     mr_cli_print_usage(stdout);
     return MR_EXIT_OK;
   }
+  o.load.meshes = MR_MESHES_COLLISION; /* nothing is drawn */
   mr_model *m = mr_cli_load_model(&o);
   if (!m) return MR_EXIT_BAD_INPUT;
   mr_data *d = mr_data_create(m);

@@ -128,7 +128,10 @@ int mr_cmd_view(int argc, char **argv) {
   }
   /* A model that does not load is bad input (exit 2, its one line) whether or not a display
    * is there, so it is checked before any window is opened. */
-  mr_model *probe = mr_cli_load_model(&o);
+  mr_cli_options probe_options = o;
+  probe_options.load.meshes = MR_MESHES_INSPECT; /* whether it loads, not what it looks like */
+  probe_options.quiet = 1;                       /* the viewer's own load will say it */
+  mr_model *probe = mr_cli_load_model(&probe_options);
   if (!probe) return MR_EXIT_BAD_INPUT;
   mr_model_free(probe);
   if (o.screenshot && o.frames <= 0) o.frames = 1;
@@ -136,6 +139,8 @@ int mr_cmd_view(int argc, char **argv) {
   mr_viewer_config c = {0};
   c.model_path = o.model_path;
   c.load = o.load;
+  c.load.keyframe = o.keyframe;
+  c.load.quiet = o.quiet;
   c.width = o.width;
   c.height = o.height;
   c.visible = !offscreen;

@@ -7,8 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/robot/robot.h"
+
 enum option_id {
-  OPT_FLOATING, OPT_PACKAGE_PATH, OPT_SRDF,
+  OPT_FLOATING, OPT_PACKAGE_PATH, OPT_SRDF, OPT_FLOOR, OPT_NO_FLOOR, OPT_SELF_COLLISION,
+  OPT_STRICT, OPT_HOLD,
   OPT_QUIET, OPT_JSON,
   OPT_STEPS, OPT_DURATION, OPT_DT, OPT_SOLVER, OPT_INTEGRATOR, OPT_NO_CONTACT,
   OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_CONTACTS, OPT_RECORD_EVERY, OPT_TOL,
@@ -21,13 +24,18 @@ typedef struct option_spec {
   const char *name;
   enum option_id id;
   int group;      /* MR_OPTS_* bit; 0 = every subcommand */
-  int has_value;
+  int has_value;  /* 0 none, 1 required, 2 optional (taken when it parses: --hold KP,KD) */
 } option_spec;
 
 static const option_spec option_table[] = {
     {"--floating", OPT_FLOATING, MR_OPTS_LOAD, 0},
     {"--package-path", OPT_PACKAGE_PATH, MR_OPTS_LOAD, 1},
     {"--srdf", OPT_SRDF, MR_OPTS_LOAD, 1},
+    {"--floor", OPT_FLOOR, MR_OPTS_LOAD, 0},
+    {"--no-floor", OPT_NO_FLOOR, MR_OPTS_LOAD, 0},
+    {"--self-collision", OPT_SELF_COLLISION, MR_OPTS_LOAD, 1},
+    {"--strict", OPT_STRICT, MR_OPTS_LOAD, 0},
+    {"--hold", OPT_HOLD, MR_OPTS_SIM, 2},
     {"--quiet", OPT_QUIET, MR_OPTS_OUTPUT, 0},
     {"--json", OPT_JSON, MR_OPTS_OUTPUT, 0},
     {"--steps", OPT_STEPS, MR_OPTS_SIM, 1},
@@ -148,12 +156,41 @@ const char *mr_cli_integrator_name(int integrator) {
 /* --solver NAME through the engine's registry (moreau solvers lists it). */
 int mr_cli_solver_index(const char *name) { return mr_solver_find(name); }
 
+/* "KP,KD": two numbers > 0. */
+static int parse_gains(const char *text, double *kp, double *kd) {
+  char *end;
+  errno = 0;
+  double a = strtod(text, &end);
+  if (errno || end == text || *end != ',') return -1;
+  const char *second = end + 1;
+  double b = strtod(second, &end);
+  if (errno || end == second || *end || !isfinite(a) || !isfinite(b) || !(a > 0) || !(b >= 0))
+    return -1;
+  *kp = a;
+  *kd = b;
+  return 0;
+}
+
 static int options_store(mr_cli_options *o, const option_spec *spec, const char *value, char *err,
                          int errlen) {
   const char *name = spec->name;
   long n;
   switch (spec->id) {
     case OPT_FLOATING: o->load.floating = 1; break;
+    case OPT_FLOOR: o->load.floor = MR_ON; break;
+    case OPT_NO_FLOOR: o->load.floor = MR_OFF; break;
+    case OPT_STRICT: o->load.strict = 1; break;
+    case OPT_SELF_COLLISION:
+      if (strcmp(value, "on") == 0) o->load.self_collision = MR_ON;
+      else if (strcmp(value, "off") == 0) o->load.self_collision = MR_OFF;
+      else if (strcmp(value, "auto") == 0) o->load.self_collision = MR_AUTO;
+      else return bad_value(err, errlen, name, value, "on, off or auto");
+      break;
+    case OPT_HOLD:
+      o->load.hold = 1;
+      if (value && parse_gains(value, &o->load.hold_kp, &o->load.hold_kd))
+        return bad_value(err, errlen, name, value, "KP,KD (numbers, KP > 0, KD >= 0)");
+      break;
     case OPT_PACKAGE_PATH: o->load.package_path = value; break;
     case OPT_SRDF: o->load.srdf = value; break;
     case OPT_QUIET: o->quiet = 1; break;
@@ -269,6 +306,9 @@ int mr_cli_parse(int argc, char **argv, int groups, mr_cli_options *o, char *err
         snprintf(err, (size_t)errlen, "option %s takes no value", spec->name);
         return -1;
       }
+    } else if (spec->has_value == 2) {
+      double kp, kd; /* an optional value is taken only when it is one */
+      if (i + 1 < argc && parse_gains(argv[i + 1], &kp, &kd) == 0) value = argv[++i];
     } else if (spec->has_value) {
       if (i + 1 >= argc) {
         snprintf(err, (size_t)errlen, "option %s needs a value", spec->name);
@@ -289,6 +329,7 @@ mr_model *mr_cli_load_model(const mr_cli_options *o) {
   char err[1024] = "";
   mr_load_options load = o->load;
   load.quiet = o->quiet;
+  load.keyframe = o->keyframe; /* servo gains are chosen at the start pose */
   mr_model *m = mr_model_load(o->model_path, &load, err, (int)sizeof err);
   if (!m) {
     if (err[0]) mr_cli_error("%s", err);
@@ -323,6 +364,7 @@ long mr_cli_apply(const mr_cli_options *o, const mr_model *m, mr_data *d, char *
   } else {
     mr_data_reset(m, d);
   }
+  if (o->load.hold) mr_robot_hold_targets(m, d);
   if (o->dt > 0) d->opt.timestep = o->dt;
   if (o->integrator >= 0) d->opt.integrator = o->integrator;
   if (o->solver) d->opt.solver = mr_cli_solver_index(o->solver);
@@ -346,7 +388,8 @@ void mr_cli_print_usage(FILE *out) {
       "\n"
       "commands:\n"
       "  moreau info MODEL [--json] [--floating] [--package-path DIR] [--srdf FILE] [--quiet]\n"
-      "      model summary: sizes, mass, timestep, bodies and joints\n"
+      "             [--floor|--no-floor] [--self-collision on|off|auto] [--strict]\n"
+      "      model summary: sizes, mass, timestep, actuators, keyframes, joints, geoms, bodies\n"
       "  moreau run MODEL [options]\n"
       "      headless simulation; prints a summary (--json: one JSON object)\n"
       "  moreau view MODEL [options] [--frames N --screenshot FILE.png] [--camera NAME|free]\n"
@@ -382,7 +425,15 @@ void mr_cli_print_usage(FILE *out) {
       "  --max-iter N         solver iteration cap\n"
       "  --floating           URDF: free joint at the root\n"
       "  --package-path DIR   URDF: roots for package:// URIs (':'-separated)\n"
-      "  --srdf FILE          URDF: SRDF file\n"
+      "  --srdf FILE          URDF: SRDF file (its group_states are keyframes)\n"
+      "  --floor, --no-floor  a ground plane at z = 0 (default: URDF with a floating base)\n"
+      "  --hold [KP,KD]       position servos holding the start pose on every joint; gains\n"
+      "                       per joint from the mass matrix unless given; --ctrl columns\n"
+      "                       named by joint are position targets\n"
+      "  --self-collision on|off|auto  URDF auto: no parent-child pairs, none touching at\n"
+      "                       qpos0 or an SRDF state, SRDF exclusions; on: all but\n"
+      "                       parent-child; off: none within a robot\n"
+      "  --strict             URDF inertia repairs and bounds are errors\n"
       "  --quiet              no warnings, no progress bar\n"
       "  --json               machine-readable summary\n"
       "\n"

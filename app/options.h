@@ -16,7 +16,8 @@ enum { MR_EXIT_OK = 0, MR_EXIT_FAILURE = 1, MR_EXIT_BAD_INPUT = 2 };
 
 /* Which option groups a subcommand accepts. */
 enum {
-  MR_OPTS_LOAD = 1 << 0,   /* --floating --package-path --srdf */
+  MR_OPTS_LOAD = 1 << 0,   /* --floating --package-path --srdf --floor --no-floor
+                              --self-collision --strict */
   MR_OPTS_OUTPUT = 1 << 1, /* --quiet --json */
   MR_OPTS_SIM = 1 << 2,    /* --steps ... --max-iter: everything that configures a run */
   MR_OPTS_VIEW = 1 << 3,   /* --frames --screenshot --camera --replay --width --height */

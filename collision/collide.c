@@ -85,22 +85,13 @@ static void collide_auto_pair(void *ctx, int g1, int g2) {
   collide_store(c, g1, g2, &params, pts, n > MR_MAX_MANIFOLD ? MR_MAX_MANIFOLD : n);
 }
 
-static int collide_boxes_overlap(const mr_model *m, const mr_data *d, int g1, int g2, double margin) {
-  double lo1[3], hi1[3], lo2[3], hi2[3];
-  mr_geom_aabb(m, d, g1, lo1, hi1);
-  mr_geom_aabb(m, d, g2, lo2, hi2);
-  for (int k = 0; k < 3; k++)
-    if (lo1[k] > hi2[k] + margin || lo2[k] > hi1[k] + margin) return 0;
-  return 1;
-}
-
 /* Explicit pairs bypass every filter (MuJoCo's rule). */
 static void collide_explicit_pairs(collide_ctx *c) {
   const mr_model *m = c->m;
   for (int p = 0; p < m->npair; p++) {
     int g1 = m->pair_geom1[p], g2 = m->pair_geom2[p];
     double margin = m->pair_margin[p];
-    if (!collide_boxes_overlap(m, c->d, g1, g2, margin)) continue;
+    if (!mr_geom_aabbs_near(m, c->d, g1, g2, margin)) continue;
     mr_contact_point pts[MR_MAX_MANIFOLD];
     int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
     if (n <= 0) continue;

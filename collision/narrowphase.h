@@ -29,4 +29,7 @@ int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double m
  * directions, +-HUGE_VAL). */
 void mr_geom_aabb(const mr_model *m, const mr_data *d, int g, double lo[3], double hi[3]);
 
+/* 1 if the world boxes of geoms g1 and g2 come within margin of each other. */
+int mr_geom_aabbs_near(const mr_model *m, const mr_data *d, int g1, int g2, double margin);
+
 #endif

@@ -216,3 +216,12 @@ void mr_geom_aabb(const mr_model *m, const mr_data *d, int g, double lo[3], doub
   mr_shape_make(m, d, g, &s);
   mr_shape_aabb(&s, lo, hi);
 }
+
+int mr_geom_aabbs_near(const mr_model *m, const mr_data *d, int g1, int g2, double margin) {
+  double lo1[3], hi1[3], lo2[3], hi2[3];
+  mr_geom_aabb(m, d, g1, lo1, hi1);
+  mr_geom_aabb(m, d, g2, lo2, hi2);
+  for (int k = 0; k < 3; k++)
+    if (lo1[k] > hi2[k] + margin || lo2[k] > hi1[k] + margin) return 0;
+  return 1;
+}

@@ -1,10 +1,13 @@
-/* mr_model_load: picks the front end (MJCF or URDF) for a file, then compiles the spec. */
+/* mr_model_load: picks the front end (MJCF or URDF) for a file, prepares the spec for a
+ * robot (floor, --hold, self-collision by the tree), compiles it, and finishes the model
+ * (poses, self-collision by the poses, servo gains): engine/robot/robot.h. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "engine/core/error.h"
 #include "engine/io/spec.h"
+#include "engine/robot/robot.h"
 
 enum { MR_FORMAT_UNKNOWN, MR_FORMAT_MJCF, MR_FORMAT_URDF };
 
@@ -63,11 +66,15 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
     return NULL;
   }
   spec->quiet = opt ? opt->quiet : 0;
-  mr_load_options defaults = {0, NULL, NULL, 0};
-  int rc = format == MR_FORMAT_URDF
-               ? mr_urdf_parse(spec, path, opt ? opt : &defaults, err, errlen)
-               : mr_mjcf_parse(spec, path, err, errlen);
+  mr_load_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (!opt) opt = &defaults;
+  spec->mesh_mode = opt->meshes;
+  int rc = format == MR_FORMAT_URDF ? mr_urdf_parse(spec, path, opt, err, errlen)
+                                    : mr_mjcf_parse(spec, path, err, errlen);
+  if (rc == 0) rc = mr_robot_prepare(spec, opt, err, errlen);
   mr_model *m = rc == 0 ? mr_spec_compile(spec, err, errlen) : NULL;
+  if (m) m = mr_robot_finish(spec, m, opt, err, errlen);
   mr_spec_free(spec);
   return m;
 }

@@ -52,6 +52,15 @@ static void viewer_stop_replay(mr_viewer *v) {
   v->replaying = 0;
 }
 
+/* The body of the model's only free joint (a floating robot's root), or 0: a scene of many
+ * free bodies (a pile, a hundred humanoids) has no one body to follow. */
+static int viewer_floating_root(const mr_model *m) {
+  int root = 0, nfree = 0;
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_type[j] == MR_JOINT_FREE) root = m->jnt_bodyid[j], nfree++;
+  return nfree == 1 ? root : 0;
+}
+
 /* Loads path into fresh model, data and scene, and swaps them in only when all succeeded. */
 static int viewer_load_model(mr_viewer *v, const char *path, int keep_camera, char *err,
                              int errlen) {
@@ -91,6 +100,11 @@ static int viewer_load_model(mr_viewer *v, const char *path, int keep_camera, ch
   v->m = m, v->d = d, v->scene = scene;
   if (!keep_camera) {
     v->camera = framing;
+    int root = viewer_floating_root(m);
+    if (root > 0) { /* a floating robot stays in view as it falls or walks away */
+      v->camera.track_body = root;
+      memcpy(v->camera.track_prev, d->xipos + 3 * root, 3 * sizeof(double));
+    }
   } else {
     if (v->camera.fixed >= m->ncam) v->camera.fixed = -1;
     if (v->camera.track_body >= m->nbody) v->camera.track_body = 0;

@@ -10,6 +10,8 @@
 
 #include "viewer.h"
 
+#include "engine/robot/robot.h"
+
 static const char HELP[] =
     "Simulation\n"
     "  space        pause / run\n"
@@ -35,7 +37,7 @@ static const char HELP[] =
     "  left drag    orbit;  right drag: pan;  scroll / middle drag: zoom\n"
     "  double-click select a body (again on empty space: none)\n"
     "  ctrl+drag    pull the selected body with a spring\n"
-    "  T            track the selected body\n"
+    "  T            track the selected body (a floating robot's root from the start)\n"
     "  tab          next camera (free, then the model's)\n"
     "  A            frame the whole model\n"
     "Files\n"
@@ -55,6 +57,7 @@ void mr_viewer_reset(mr_viewer *v) {
     mr_viewer_message(v, 0, "reset to keyframe %d", v->keyframe);
   else
     mr_data_reset(v->m, v->d);
+  if (v->config.load.hold) mr_robot_hold_targets(v->m, v->d);
   mr_forward(v->m, v->d);
   v->diverged = 0;
   v->sim_lag = 0;

@@ -20,13 +20,15 @@ PUBLIC = 'engine/core'
 
 # What each folder may include besides itself: the pipeline's layers, bottom first. A new
 # folder must be placed here before it can be included from anywhere.
-ENGINE_STAGES = ['engine/core', 'engine/io', 'engine/compile', 'engine/dynamics',
+ENGINE_STAGES = ['engine/core', 'engine/io', 'engine/compile', 'engine/robot', 'engine/dynamics',
                  'engine/solver', 'engine/constraint', 'engine/record', 'collision']
 ALLOWED = {
     'engine/core': [],
     'collision': ['engine/core'],
     'engine/io': ['engine/core'],
     'engine/compile': ['engine/core', 'engine/io', 'collision'],
+    # after compile: poses, self-collision and servo gains need kinematics, M and contacts
+    'engine/robot': ['engine/core', 'engine/io', 'engine/compile', 'engine/dynamics', 'collision'],
     'engine/dynamics': ['engine/core'],
     'engine/solver': ['engine/core'],
     'engine/constraint': ['engine/core', 'engine/dynamics', 'engine/solver', 'collision'],

@@ -24,16 +24,19 @@ static const char *write_file(const char *name, const char *text) {
   return path;
 }
 
-static mr_model *load(const char *path, const char *srdf) {
+static mr_model *load_mode(const char *path, const char *srdf, int self_collision) {
   char err[1024] = "";
   mr_load_options opt = {0};
   opt.quiet = 1;
   opt.srdf = srdf;
+  opt.self_collision = self_collision;
   mr_model *m = mr_model_load(path, &opt, err, (int)sizeof err);
   if (!m) fprintf(stderr, "load %s: %s\n", path, err);
   MR_REQUIRE(m);
   return m;
 }
+
+static mr_model *load(const char *path, const char *srdf) { return load_mode(path, srdf, MR_AUTO); }
 
 static mr_model *load_text(const char *xml) { return load(write_file("m.xml", xml), NULL); }
 
@@ -230,42 +233,66 @@ static void test_explicit_pair(void) {
   mr_model_free(m);
 }
 
-/* A URDF chain folded back on itself; the SRDF beside it disables link1-link3. */
+/* The geom of the body named name (one geom per body in overlap.urdf). */
+static int geom_of(const mr_model *m, const char *name) {
+  for (int g = 0; g < m->ngeom; g++)
+    if (!strcmp(mr_id2name(m, MR_OBJ_BODY, m->geom_bodyid[g]), name)) return g;
+  MR_REQUIRE(0);
+  return -1;
+}
+
+/* A URDF chain folded back on itself: every link overlaps its parent, and link3 overlaps
+ * link1 (disabled by the SRDF beside the file) and the base (which only the reference-pose
+ * rule filters). The three --self-collision modes. */
 static void test_srdf(void) {
   const char *urdf = MOREAU_SOURCE_DIR "/tests/data/collision/overlap.urdf";
-  mr_model *m = load(urdf, NULL);
-  MR_REQUIRE(m->nexclude == 1);
-  mr_data *d = collide(m);
-  int base = 0, link1 = 1, link3 = 3;
+  const char *none = MOREAU_SOURCE_DIR "/tests/data/collision/nothing_disabled.srdf";
+  mr_model *m = load_mode(urdf, none, MR_ON);
   MR_REQUIRE(m->ngeom == 4);
-  for (int g = 0; g < 4; g++) {
-    const char *b = mr_id2name(m, MR_OBJ_BODY, m->geom_bodyid[g]);
-    if (!strcmp(b, "base")) base = g;
-    if (!strcmp(b, "link1")) link1 = g;
-    if (!strcmp(b, "link3")) link3 = g;
-  }
-  MR_CHECK(touching(m, d, link1, link3));
-  MR_CHECK_MSG(!has_pair(d, link1, link3), "the SRDF disables link1-link3");
+  int base = geom_of(m, "base"), link1 = geom_of(m, "link1"), link2 = geom_of(m, "link2"),
+      link3 = geom_of(m, "link3");
+  mr_data *d = collide(m);
+  /* on: everything but parent and child, the fixed base and its first link included (a
+   * URDF's base is a body welded to the world, which MuJoCo's own rule would not filter) */
+  MR_CHECK(m->nexclude == 3);
+  MR_CHECK(touching(m, d, link1, link3) && touching(m, d, base, link3));
+  MR_CHECK(touching(m, d, base, link1) && touching(m, d, link1, link2));
+  MR_CHECK(has_pair(d, link1, link3));
   MR_CHECK(has_pair(d, base, link3));
-  MR_CHECK_MSG(d->ncon >= 1, "%d contacts", d->ncon);
-  int n_with = d->ncon;
+  MR_CHECK(!has_pair(d, base, link1));
+  MR_CHECK(!has_pair(d, link1, link2));
+  MR_CHECK(!has_pair(d, link2, link3));
   mr_data_free(d);
   mr_model_free(m);
 
-  m = load(urdf, MOREAU_SOURCE_DIR "/tests/data/collision/nothing_disabled.srdf");
-  MR_CHECK(m->nexclude == 0);
+  /* on ignores the SRDF too: the same pairs with the one that disables link1-link3 */
+  m = load_mode(urdf, NULL, MR_ON);
   d = collide(m);
-  MR_CHECK(has_pair(d, link1, link3));
-  MR_CHECK(has_pair(d, base, link3));
-  MR_CHECK(d->ncon > n_with);
-  /* adjacent links overlap at every joint and never collide, except link1 with the base:
-   * the base is welded to the world, and MuJoCo does not filter a body against a parent
-   * welded to the world (MuJoCo 2.2.2 reports this very pair on this file) */
-  MR_CHECK(has_pair(d, base, link1));
-  int link2 = 6 - base - link1 - link3; /* the one geom left of 0..3 */
-  MR_CHECK(touching(m, d, link1, link2) && touching(m, d, link2, link3));
-  MR_CHECK(!has_pair(d, link1, link2));
-  MR_CHECK(!has_pair(d, link2, link3));
+  MR_CHECK(has_pair(d, link1, link3) && has_pair(d, base, link3));
+  mr_data_free(d);
+  mr_model_free(m);
+
+  /* auto: the SRDF's pair, and base-link3 touching at qpos0; nothing collides */
+  m = load(urdf, NULL);
+  MR_CHECK_MSG(m->nexclude == 3 + 1 + 1, "%d exclusions", m->nexclude);
+  d = collide(m);
+  MR_CHECK(d->ncon == 0);
+  mr_data_free(d);
+  mr_model_free(m);
+
+  /* auto without the SRDF's pair: link1-link3 touches at qpos0 as well */
+  m = load(urdf, none);
+  MR_CHECK_MSG(m->nexclude == 3 + 2, "%d exclusions", m->nexclude);
+  d = collide(m);
+  MR_CHECK(d->ncon == 0);
+  mr_data_free(d);
+  mr_model_free(m);
+
+  /* off: no pair within the robot, whatever the poses */
+  m = load_mode(urdf, none, MR_OFF);
+  MR_CHECK(m->nexclude == 6);
+  d = collide(m);
+  MR_CHECK(d->ncon == 0);
   mr_data_free(d);
   mr_model_free(m);
 }

@@ -7,18 +7,18 @@
  * in engine/io/urdf.c:
  *   nv    = sum over joints of revolute/continuous/prismatic 1, planar 3, floating 6
  *   nbody = 1 (world) + links - links whose parent joint is fixed (those merge into their
- *           parent; the fixed-base root stays a body, welded to the world)
+ *           parent; the fixed-base root stays a body, welded to the world); a root link
+ *           named "world" is the world body itself, and the links fixed to it stay bodies
  *   mass  = sum of the links' <inertial><mass value>
  * package:// URIs resolve against MOREAU_SHARED_DIR/models, where example-robot-data lives.
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "moreau.h"
+#include "mr_corpus.h"
 #include "mr_test.h"
 
 #include <libxml/parser.h>
@@ -67,71 +67,37 @@ static int libxml_expected(const char *path, expected *e) {
   xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (!doc) return -1;
   memset(e, 0, sizeof *e);
-  int nlink = 0, nfixed = 0;
+  int nlink = 0, nfixed = 0, fixed_to_world = 0, has_world = 0, world_is_child = 0;
   for (const xmlNode *c = xmlDocGetRootElement(doc)->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
     if (!strcmp((const char *)c->name, "link")) {
+      xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+      has_world |= name && !strcmp((const char *)name, "world");
+      xmlFree(name);
       nlink++;
       e->mass += mass_of(c);
       e->nmeshelem += count_meshes(c);
     } else if (!strcmp((const char *)c->name, "joint")) {
       xmlChar *type = xmlGetProp(c, (const xmlChar *)"type");
       e->nv += joint_dofs((const char *)type);
-      nfixed += type && !strcmp((const char *)type, "fixed");
+      int fixed = type && !strcmp((const char *)type, "fixed");
+      nfixed += fixed;
       xmlFree(type);
+      xmlChar *parent = xmlGetProp((xmlNode *)child_named(c, "parent"), (const xmlChar *)"link");
+      xmlChar *child = xmlGetProp((xmlNode *)child_named(c, "child"), (const xmlChar *)"link");
+      fixed_to_world += fixed && parent && !strcmp((const char *)parent, "world");
+      world_is_child |= child && !strcmp((const char *)child, "world");
+      xmlFree(parent);
+      xmlFree(child);
     }
   }
   xmlFreeDoc(doc);
   e->nbody = 1 + nlink - nfixed;
+  if (has_world && !world_is_child) e->nbody += fixed_to_world - 1;
   return 0;
 }
 
 /* ------------------------------------------------------------------ the walk */
-
-typedef struct path_list {
-  char **paths;
-  int n, cap;
-} path_list;
-
-static void find_urdfs(const char *dir, path_list *list) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *ent;
-  while ((ent = readdir(d)) != NULL) {
-    if (ent->d_name[0] == '.') continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      find_urdfs(path, list);
-      continue;
-    }
-    size_t n = strlen(path);
-    if (n < 5 || strcmp(path + n - 5, ".urdf") != 0) continue;
-    if (list->n == list->cap) {
-      list->cap = list->cap ? 2 * list->cap : 32;
-      list->paths = realloc(list->paths, (size_t)list->cap * sizeof *list->paths);
-      MR_REQUIRE(list->paths != NULL);
-    }
-    list->paths[list->n] = malloc(n + 1);
-    MR_REQUIRE(list->paths[list->n] != NULL);
-    memcpy(list->paths[list->n++], path, n + 1);
-  }
-  closedir(d);
-}
-
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int state_finite(const mr_model *m, const mr_data *d) {
-  for (int i = 0; i < m->nq; i++)
-    if (!isfinite(d->qpos[i])) return 0;
-  for (int i = 0; i < m->nv; i++)
-    if (!isfinite(d->qvel[i])) return 0;
-  return 1;
-}
 
 static void check_robot(const char *path) {
   const char *shown = path + strlen(CORPUS_ROOT) + 1;
@@ -167,10 +133,8 @@ static void check_robot(const char *path) {
 }
 
 int main(void) {
-  path_list list = {0};
-  find_urdfs(CORPUS_ROOT, &list);
+  path_list list = mr_corpus_urdfs(CORPUS_ROOT);
   MR_CHECK_MSG(list.n > 0, "no .urdf under %s", CORPUS_ROOT);
-  qsort(list.paths, (size_t)list.n, sizeof *list.paths, by_name);
   for (int i = 0; i < list.n; i++) {
     check_robot(list.paths[i]);
     free(list.paths[i]);

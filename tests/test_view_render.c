@@ -28,6 +28,7 @@
 #define PENDULUM_URDF \
   MOREAU_SHARED_DIR "/models/example-robot-data/robots/double_pendulum_description/urdf/double_pendulum.urdf"
 #define BALLS MOREAU_SOURCE_DIR "/models/balls_in_box.xml"
+#define QUADRUPED MOREAU_SOURCE_DIR "/models/quadruped.urdf"
 
 enum { W = 480, H = 320 };
 
@@ -183,6 +184,38 @@ static void test_sample_model(void) {
   stbi_image_free(later.rgb);
 }
 
+/* The camera follows a floating robot's root from the start: the quadruped falling through
+ * where a floor would be (--no-floor) for 2 s, 20 m down, is still in the picture; with
+ * tracking turned off (T) it is long gone. On its floor it lands in view, on a checker. */
+static void test_tracking(void) {
+  const float blue[3] = {0.20f, 0.45f, 0.75f}; /* models/quadruped.urdf's body */
+  const char *opts = "--floating --keyframe drop --hold";
+  char extra[256];
+  double mean[3];
+  snprintf(extra, sizeof extra, "%s --no-floor", opts);
+  image tracked = shoot(QUADRUPED, 120, extra, "quad_tracked");
+  snprintf(extra, sizeof extra, "%s --no-floor --keys 0:t", opts);
+  image lost = shoot(QUADRUPED, 120, extra, "quad_lost");
+  image landed = shoot(QUADRUPED, 120, opts, "quad_landed");
+  double s_tracked = share_of_hue(&tracked, blue, 0.04, mean);
+  double s_lost = share_of_hue(&lost, blue, 0.04, mean);
+  double s_landed = share_of_hue(&landed, blue, 0.04, mean);
+  MR_CHECK_MSG(s_tracked > 0.01, "a tracked falling robot covers %.4f", s_tracked);
+  MR_CHECK_MSG(s_lost < 0.001, "untracked, it still covers %.4f", s_lost);
+  MR_CHECK_MSG(s_landed > 0.01, "landed, it covers %.4f", s_landed);
+  /* the floor's checker: the bottom rows hold two greys in alternation */
+  int changes = 0;
+  const int y = H - 30;
+  for (int x = 1; x < W; x++) {
+    const unsigned char *a = pixel(&landed, x - 1, y), *b = pixel(&landed, x, y);
+    changes += abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) > 20;
+  }
+  MR_CHECK_MSG(changes >= 2, "%d edges of the checker along a row", changes);
+  stbi_image_free(tracked.rgb);
+  stbi_image_free(lost.rgb);
+  stbi_image_free(landed.rgb);
+}
+
 static void test_errors(void) {
   char err[4096], args[1024];
   snprintf(args, sizeof args, "'%s/missing.xml' --frames 1", tmpdir);
@@ -218,6 +251,7 @@ int main(void) {
   test_humanoid();
   test_urdf();
   test_sample_model();
+  test_tracking();
   test_errors();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

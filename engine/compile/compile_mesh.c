@@ -1,5 +1,8 @@
 /* Meshes for the model: loaded once per mesh asset, moved to their com and principal axes
- * (as MuJoCo does, so geom frames match MuJoCo's), and given a convex hull. */
+ * (as MuJoCo does, so geom frames match MuJoCo's), and given a convex hull when a geom
+ * collides with them. Only what the load is for is read (mr_load_options.meshes): a mesh
+ * that is only drawn is skipped unless the viewer loads, and nothing is hulled for `info`.
+ * Compiled meshes come from and go to the disk cache (mesh_cache.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/inertia.h"
 #include "engine/core/mr_math.h"
+#include "mesh_cache.h"
 
 /* Turns the mesh inside out (for files wound clockwise or mirrored by a negative scale). */
 static void mr_mesh_flip(mr_mesh_data *d) {
@@ -29,9 +33,8 @@ static void mr_mesh_to_frame(mr_mesh_data *d, const double com[3], const double 
   }
 }
 
-static int mr_mesh_frame(mr_compiler *c, int k) {
-  const mr_spec_mesh *sm = &c->s->meshes[k];
-  mr_compiled_mesh *cm = &c->meshes[k];
+/* Moves the mesh to its com and principal axes; MR_MESH_NO_VOLUME if it encloses none. */
+static int mr_mesh_frame(mr_compiled_mesh *cm) {
   double volume, com[3], I[9];
   mr_zero3(cm->pos);
   mr_quat_identity(cm->quat);
@@ -43,11 +46,9 @@ static int mr_mesh_frame(mr_compiler *c, int k) {
                                  &volume, com, I);
   }
   if (rc != 0) {
-    mr_warnf(c->s->quiet, sm->src, "mesh '%s' encloses no volume; it has no mass",
-             sm->name ? sm->name : sm->path);
     cm->volume = 0;
     mr_zero3(cm->inertia);
-    return 0;
+    return MR_MESH_NO_VOLUME;
   }
   double R[9];
   mr_sym3_eigen(I, cm->inertia, R);
@@ -59,7 +60,32 @@ static int mr_mesh_frame(mr_compiler *c, int k) {
   return 0;
 }
 
-static int mr_mesh_compile_one(mr_compiler *c, int k) {
+/* What mesh k is needed for: MR_MESH_USE_HULL (a geom that collides uses it, through its
+ * contype/conaffinity or an explicit pair), MR_MESH_USE_DATA (a geom that collides or adds
+ * mass, or any geom when everything is drawn), 0 (only drawn, and nothing is). */
+enum { MR_MESH_USE_DATA = 1, MR_MESH_USE_HULL = 2 };
+
+static int mr_mesh_use(const mr_compiler *c, int k) {
+  const mr_spec *s = c->s;
+  int use = s->mesh_mode == MR_MESHES_ALL ? MR_MESH_USE_DATA : 0;
+  for (int i = 0; i < s->ngeoms; i++) {
+    const mr_spec_geom *g = &s->geoms[i];
+    if (g->type != MR_GEOM_MESH || g->mesh != k) continue;
+    int collides = (g->contype | g->conaffinity) != 0;
+    for (int p = 0; p < s->npairs && !collides; p++)
+      collides = s->pairs[p].geom1 == i || s->pairs[p].geom2 == i;
+    const mr_spec_body *b = &s->bodies[g->body];
+    int from_geoms = s->inertiafromgeom == 1 || (s->inertiafromgeom == 2 && !b->has_inertial);
+    int weighs = g->body > 0 && from_geoms && (g->mass > 0 || (g->mass < 0 && g->density > 0));
+    if (collides || weighs) use |= MR_MESH_USE_DATA;
+    if (collides && s->mesh_mode != MR_MESHES_INSPECT) use |= MR_MESH_USE_HULL;
+  }
+  return use;
+}
+
+/* Reads the mesh file: vertices moved to the mesh's frame. Returns the MR_MESH_* flags, or
+ * -1 with err set. */
+static int mr_mesh_read(mr_compiler *c, int k) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   const char *label = sm->name ? sm->name : sm->path;
@@ -71,10 +97,42 @@ static int mr_mesh_compile_one(mr_compiler *c, int k) {
                      sm->path);
   if (!mr_all_finite(cm->data.vert, 3 * cm->data.nvert))
     return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' has a non-finite vertex", label);
-  mr_mesh_frame(c, k);
+  return mr_mesh_frame(cm);
+}
+
+/* Adds the convex hull to cm: the flags with MR_MESH_HAS_HULL (and MR_MESH_FLAT), or -1. */
+static int mr_mesh_hull(mr_compiler *c, int k, int flags) {
+  const mr_spec_mesh *sm = &c->s->meshes[k];
+  mr_compiled_mesh *cm = &c->meshes[k];
+  mr_hull_free(&cm->hull);
   int rc = mr_hull_compute(cm->data.vert, cm->data.nvert, &cm->hull);
   if (rc < 0) return mr_errorf(c->err, c->errlen, sm->src, "out of memory computing a hull");
-  if (rc == 1)
+  return flags | MR_MESH_HAS_HULL | (rc == 1 ? MR_MESH_FLAT : 0);
+}
+
+/* From the cache when it holds the mesh (adding the hull it lacks), else from the file and
+ * into the cache. */
+static int mr_mesh_compile_one(mr_compiler *c, int k, const char *cache) {
+  const mr_spec_mesh *sm = &c->s->meshes[k];
+  mr_compiled_mesh *cm = &c->meshes[k];
+  int use = mr_mesh_use(c, k);
+  if (!use) return 0;
+  mr_mesh_key key;
+  int keyed = cache && mr_mesh_key_make(sm->path, sm->scale, &key) == 0;
+  int flags = 0, store = 0;
+  if (!keyed || !mr_mesh_cache_load(cache, &key, cm, &flags)) {
+    if ((flags = mr_mesh_read(c, k)) < 0) return -1;
+    store = keyed;
+  }
+  if ((use & MR_MESH_USE_HULL) && !(flags & MR_MESH_HAS_HULL)) {
+    if ((flags = mr_mesh_hull(c, k, flags)) < 0) return -1;
+    store = keyed;
+  }
+  if (store) mr_mesh_cache_store(cache, &key, cm, flags); /* a failure only costs speed */
+  const char *label = sm->name ? sm->name : sm->path;
+  if (flags & MR_MESH_NO_VOLUME)
+    mr_warnf(c->s->quiet, sm->src, "mesh '%s' encloses no volume; it has no mass", label);
+  if ((use & MR_MESH_USE_HULL) && (flags & MR_MESH_FLAT))
     mr_warnf(c->s->quiet, sm->src, "mesh '%s' is flat; its hull is its vertex set", label);
   return 0;
 }
@@ -86,8 +144,10 @@ int mr_compile_meshes(mr_compiler *c) {
     mr_source src = {c->s->file, 0};
     return mr_errorf(c->err, c->errlen, src, "out of memory loading meshes");
   }
+  char dir[4096];
+  const char *cache = mr_mesh_cache_dir(dir, (int)sizeof dir) ? dir : NULL;
   for (int k = 0; k < c->s->nmeshes; k++)
-    if (mr_mesh_compile_one(c, k)) return -1;
+    if (mr_mesh_compile_one(c, k, cache)) return -1;
   return 0;
 }
 

@@ -199,3 +199,52 @@ void mr_mass_combine(int n, const double *m, const double *c, const double *quat
   mr_sym3_eigen(I, inertia, V);
   mr_mat_to_quat(iquat, V);
 }
+
+/* Indices of d sorted by value, largest first. */
+static void mr_moments_order(const double d[3], int idx[3]) {
+  idx[0] = 0, idx[1] = 1, idx[2] = 2;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2 - i; j++)
+      if (d[idx[j]] < d[idx[j + 1]]) {
+        int t = idx[j];
+        idx[j] = idx[j + 1];
+        idx[j + 1] = t;
+      }
+}
+
+int mr_inertia_repair(double d[3]) {
+  double scale = fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
+  double tol = MR_INERTIA_ROUNDOFF_TOL * scale;
+  int done = 0;
+  for (int k = 0; k < 3; k++) {
+    if (d[k] >= 0) continue;
+    done |= d[k] >= -tol ? MR_INERTIA_ROUNDOFF : MR_INERTIA_NEGATIVE;
+    d[k] = 0;
+  }
+  int idx[3];
+  mr_moments_order(d, idx);
+  double excess = d[idx[0]] - d[idx[1]] - d[idx[2]];
+  if (excess > tol) {
+    double mean = (d[0] + d[1] + d[2]) / 3;
+    d[0] = d[1] = d[2] = mean;
+    done |= MR_INERTIA_TRIANGLE;
+  } else if (excess > 0) {
+    d[idx[0]] = d[idx[1]] + d[idx[2]];
+    done |= MR_INERTIA_ROUNDOFF;
+  }
+  return done;
+}
+
+int mr_inertia_bound(double *mass, double d[3], double min_mass, double min_inertia) {
+  int changed = 0;
+  if (!(*mass >= min_mass)) {
+    *mass = min_mass;
+    changed = 1;
+  }
+  if (!(d[0] >= min_inertia) && !(d[1] >= min_inertia) && !(d[2] >= min_inertia)) {
+    for (int k = 0; k < 3; k++)
+      if (!(d[k] >= min_inertia)) d[k] = min_inertia;
+    changed = 1;
+  }
+  return changed;
+}

@@ -28,6 +28,29 @@ void mr_mass_combine(int n, const double *m, const double *c, const double *quat
                      const double *d, double *mass, double com[3], double inertia[3],
                      double iquat[4]);
 
+/* What mr_inertia_repair did (bits). */
+enum {
+  MR_INERTIA_ROUNDOFF = 1, /* moments within round-off of valid, made exactly valid */
+  MR_INERTIA_NEGATIVE = 2, /* a negative principal moment beyond round-off, set to 0 */
+  MR_INERTIA_TRIANGLE = 4  /* A + B < C beyond round-off: the three replaced by their mean */
+};
+/* Relative tolerance of the round-off rule: 1e-9 of the sum of |moments|. */
+#define MR_INERTIA_ROUNDOFF_TOL 1e-9
+
+/* Makes principal moments d (any order) those of a rigid body. Moments below zero by at most
+ * MR_INERTIA_ROUNDOFF_TOL of the sum of |d| become 0, and a triangle excess C - (A + B) that
+ * small is taken off C: files written with a few digits (a zero moment printed as -2.4e-35)
+ * mean no harm, and these changes go unreported (MR_INERTIA_ROUNDOFF). Larger negative moments
+ * become 0 (MR_INERTIA_NEGATIVE); a triangle violation left after that replaces the three by
+ * their mean (MR_INERTIA_TRIANGLE), as MuJoCo's balanceinertia does. Returns the bits of what
+ * was done, 0 when d was already valid. */
+int mr_inertia_repair(double d[3]);
+
+/* MuJoCo's boundmass / boundinertia for a moving body: a mass below min_mass becomes
+ * min_mass; when every principal moment is below min_inertia (a point mass or a massless
+ * link), each becomes at least min_inertia. Returns 1 if anything changed. */
+int mr_inertia_bound(double *mass, double d[3], double min_mass, double min_inertia);
+
 /* Full inertia matrix (row-major) from principal moments d and frame quat: R diag(d) R^T. */
 void mr_inertia_matrix(double I[9], const double d[3], const double quat[4]);
 

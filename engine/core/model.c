@@ -193,6 +193,33 @@ mr_model *mr_model_alloc(const mr_model *sizes) {
   return m;
 }
 
+mr_model *mr_model_resize(const mr_model *from, const mr_model *sizes) {
+  mr_model *to = mr_model_alloc(sizes);
+  if (!to) return NULL;
+  const mr_model *m; /* the lists' count expressions name m */
+#define MR_COPY_ARRAY(type, field, count)                   \
+  {                                                          \
+    m = from;                                                \
+    size_t n_from = (size_t)(count);                         \
+    m = to;                                                  \
+    size_t n_to = (size_t)(count);                           \
+    size_t n = n_from < n_to ? n_from : n_to;                \
+    if (n) memcpy(to->field, from->field, n * sizeof(type)); \
+  }
+  MR_MODEL_ARRAYS(MR_COPY_ARRAY)
+#undef MR_COPY_ARRAY
+  for (int t = 0; t < MR_OBJ_NTYPES; t++) {
+    int a = mr_model_count(from, t), b = mr_model_count(to, t);
+    int n = a < b ? a : b;
+    if (n > 0) memcpy(to->name_adr[t], from->name_adr[t], (size_t)n * sizeof(int));
+  }
+  if (from->model_name && to->nnames == from->nnames)
+    to->model_name = to->names + (from->model_name - from->names);
+  if (from->source_path && to->nnames == from->nnames)
+    to->source_path = to->names + (from->source_path - from->names);
+  return to;
+}
+
 void mr_model_free(mr_model *m) {
   if (!m) return;
   free(m->buffer);

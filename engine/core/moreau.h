@@ -399,11 +399,32 @@ typedef struct mr_data {
 
 /* ------------------------------------------------------------------ loading */
 
+/* mr_load_options.floor and .self_collision: 0 is the default (auto). */
+enum { MR_AUTO = 0, MR_ON = 1, MR_OFF = -1 };
+
+/* mr_load_options.meshes: which mesh files are read and what is computed from them. */
+enum {
+  MR_MESHES_ALL = 0,       /* every mesh, convex hulls of the colliding ones (the viewer) */
+  MR_MESHES_COLLISION = 1, /* no mesh only a visual geom uses (run, batch) */
+  MR_MESHES_INSPECT = 2    /* as COLLISION, and no convex hull (info: the model is not stepped) */
+};
+
 typedef struct mr_load_options {
   int floating;             /* URDF: add a free joint at the root */
   const char *package_path; /* URDF: extra roots for package:// URIs (':'-separated) */
   const char *srdf;         /* URDF: SRDF file (default: found next to the URDF) */
   int quiet;                /* no warnings on stderr */
+  int floor;                /* a ground plane at z = 0: MR_AUTO (URDF models with a floating
+                               base get one), MR_ON, MR_OFF */
+  int self_collision;       /* MR_AUTO (URDF: no parent-child pairs, none touching at the
+                               reference poses, SRDF exclusions; MJCF: MuJoCo's rules), MR_ON
+                               (every pair but parent-child), MR_OFF (none within a robot) */
+  int strict;               /* URDF inertia repairs and bounds are errors, not warnings */
+  int hold;                 /* a position servo on every hinge and slide joint, holding the
+                               start pose (replaces the model's actuators) */
+  double hold_kp, hold_kd;  /* the servos' gains; 0: per joint from the mass matrix */
+  const char *keyframe;     /* the start pose the servo gains are chosen at (NULL: qpos0) */
+  int meshes;               /* MR_MESHES_* */
 } mr_load_options;
 
 /* Loads an MJCF (.xml) or URDF (.urdf) file. On failure returns NULL and writes one line

@@ -40,6 +40,7 @@ typedef struct mr_spec_joint {
   double range[2]; /* radians for hinge, meters for slide */
   double stiffness, springref, damping, armature, frictionloss, margin;
   double ref;      /* qpos0 for hinge/slide */
+  double effort;   /* URDF <limit effort>: the force range of actuators on it; 0: none */
 } mr_spec_joint;
 
 typedef struct mr_spec_geom {
@@ -115,6 +116,8 @@ typedef struct mr_spec_actuator {
   int ctrllimited, forcelimited;
   double ctrlrange[2], forcerange[2];
   double gainprm[3], biasprm[3];
+  int auto_gains;  /* a servo whose gains are chosen from the mass matrix once the model is
+                      compiled (URDF servos, --hold without gains: engine/robot/) */
 } mr_spec_actuator;
 
 typedef struct mr_spec_equality {
@@ -146,6 +149,8 @@ typedef struct mr_spec_key {
   double *qvel; /* NULL: zeros */
   double *ctrl; /* NULL: zeros */
   int nqpos, nqvel, nctrl;
+  int drop_to_floor; /* SRDF state of a floating robot without a base pose: lift the base so
+                        that the lowest collision geometry touches z = 0 (engine/robot/) */
 } mr_spec_key;
 
 /* Growable array: data, count, capacity. */
@@ -160,6 +165,7 @@ typedef struct mr_spec {
   mr_option opt;
   int inertiafromgeom; /* 0 false, 1 true, 2 auto (only bodies without <inertial>) */
   int quiet;           /* suppress warnings */
+  int mesh_mode;       /* MR_MESHES_*: which meshes compile reads and what it computes */
 
   MR_SPEC_ARRAY(mr_spec_body, bodies);
   MR_SPEC_ARRAY(mr_spec_joint, joints);
@@ -217,6 +223,20 @@ int mr_spec_find_texture(const mr_spec *s, const char *name);
 
 /* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". */
 mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen);
+
+/* Appends an actuator named name on joint (gear 1): a motor (ctrl is the force, within
+ * +-effort), a position servo (kp; kd is added to the joint's damping, which the
+ * integrators treat implicitly) or a velocity servo (kd as its gain). Gains of 0 mark
+ * a servo whose gains are chosen from the mass matrix (auto_gains). effort > 0 limits the
+ * force to +-effort. Returns the actuator's index, or -1 (out of memory). spec_servo.c */
+int mr_spec_add_servo(mr_spec *s, mr_source src, const char *name, int kind, int joint,
+                      double kp, double kd, double effort);
+
+/* --hold: replaces the actuators by one position servo per hinge and slide joint, named
+ * after the joint, with gains kp, kd (both 0: chosen later from the mass matrix) and the
+ * joint's effort limit (else the force range of the actuator it replaces) as force range.
+ * Returns 0, or -1 with err set (out of memory). engine/io/spec_servo.c */
+int mr_spec_hold(mr_spec *s, double kp, double kd, char *err, int errlen);
 
 /* Format-specific front ends (engine/mjcf*.c, engine/io/urdf.c). Return 0 or -1 with err set. */
 int mr_mjcf_parse(mr_spec *s, const char *path, char *err, int errlen);

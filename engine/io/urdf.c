@@ -14,11 +14,12 @@
  *    hanging from the fixed-base root (the "world" link idiom) is attached to the world.
  *  - <mimic> becomes a joint equality q = offset + multiplier * q_mimicked; mimics that
  *    involve fixed joints are ignored with a warning.
- *  - Inertias violating the triangle inequality are balanced (urdf_inertia.c), and a robot
- *    without links is an empty world, both with a warning; <gazebo>, <transmission> and
- *    unknown elements are ignored.
+ *  - Inertias that are no rigid body's are repaired and moving links bounded away from zero
+ *    mass (urdf_inertia.c), with a warning (an error under --strict); a robot without links
+ *    is an empty world, with a warning; <gazebo> and unknown elements are ignored.
  *  - Joint limits are required for revolute and prismatic joints (as ROS's parser does);
- *    effort and velocity limits are not used.
+ *    the effort limit bounds the force of the joint's actuators; velocity limits are not
+ *    used. <transmission> and <ros2_control> make actuators (urdf_actuator.c).
  */
 #include "urdf.h"
 
@@ -292,6 +293,22 @@ static int mr_urdf_order(mr_urdf *u, int root) {
   return mr_urdf_cycle_error(u, start);
 }
 
+/* A root link named "world" is the world itself (body 0), as in Gazebo, Drake and
+ * Pinocchio, rather than a second body of that name welded to it. */
+static int mr_urdf_root_is_world(const mr_urdf *u) {
+  return u->nlink > 0 && strcmp(u->links[u->order[0]].name, "world") == 0;
+}
+
+/* 1 if the link heads a body of its own: the root, a link below a moving joint, and a link
+ * fixed to the world link (it stays a body welded to the world, as a fixed-base root does,
+ * so that --floating can give it the free joint). */
+static int mr_urdf_heads_body(const mr_urdf *u, int link) {
+  const mr_urdf_link *l = &u->links[link];
+  if (l->parent_joint < 0) return 1;
+  const mr_urdf_joint *j = &u->joints[l->parent_joint];
+  return j->type != MR_URDF_FIXED || (mr_urdf_root_is_world(u) && j->parent == u->order[0]);
+}
+
 /* Assigns every link its body: a new one, or its parent's when the joint is fixed. Bodies
  * are numbered in the order their first link is met, which keeps parents before children. */
 static void mr_urdf_assign_bodies(mr_urdf *u, int *tail) {
@@ -299,7 +316,11 @@ static void mr_urdf_assign_bodies(mr_urdf *u, int *tail) {
   for (int k = 0; k < u->nlink; k++) {
     mr_urdf_link *l = &u->links[u->order[k]];
     const mr_urdf_joint *j = l->parent_joint >= 0 ? &u->joints[l->parent_joint] : NULL;
-    if (j && j->type == MR_URDF_FIXED) {
+    if (k == 0 && mr_urdf_root_is_world(u)) {
+      l->body = 0;
+      mr_zero3(l->pos);
+      mr_quat_identity(l->quat);
+    } else if (j && !mr_urdf_heads_body(u, u->order[k])) {
       const mr_urdf_link *p = &u->links[j->parent];
       l->body = p->body;
       mr_frame_mul(l->pos, l->quat, p->pos, p->quat, j->pos, j->quat);
@@ -328,6 +349,8 @@ static int mr_urdf_add_joint(mr_urdf *u, int body, const mr_urdf_joint *j, int t
     sj->name = mr_spec_strdup(u->s, name);
   } else if (j) {
     sj->name = mr_spec_strdup(u->s, j->name);
+  } else {
+    sj->name = mr_spec_strdup(u->s, MR_URDF_ROOT_JOINT);
   }
   return i;
 }
@@ -347,8 +370,12 @@ static int mr_urdf_joint_params(mr_urdf *u, const mr_urdf_joint *j, double axis[
   if (d && (mr_xml_doubles(d, "damping", &sj->damping, 1, 1, dsrc, u->err, u->errlen) < 0 ||
             mr_xml_doubles(d, "friction", &sj->frictionloss, 1, 1, dsrc, u->err, u->errlen) < 0))
     return -1;
-  if (j->type != MR_URDF_REVOLUTE && j->type != MR_URDF_PRISMATIC) return 0;
   const xmlNode *lim = mr_urdf_child(j->node, "limit");
+  if (lim && mr_xml_doubles(lim, "effort", &sj->effort, 1, 1, mr_urdf_src(u, lim), u->err,
+                            u->errlen) < 0)
+    return -1;
+  if (sj->effort < 0) sj->effort = 0;
+  if (j->type != MR_URDF_REVOLUTE && j->type != MR_URDF_PRISMATIC) return 0;
   if (!lim)
     return mr_errorf(u->err, u->errlen, mr_urdf_src(u, j->node),
                      "joint '%s': a %s joint needs <limit lower upper>", j->name,
@@ -401,11 +428,13 @@ static int mr_urdf_planar(mr_urdf *u, int body, mr_urdf_joint *j) {
 
 static int mr_urdf_body_joints(mr_urdf *u, int link, int body) {
   const mr_urdf_link *l = &u->links[link];
-  if (l->parent_joint < 0) {
+  mr_urdf_joint *j = l->parent_joint >= 0 ? &u->joints[l->parent_joint] : NULL;
+  if (!j || j->type == MR_URDF_FIXED) { /* the root, or a link fixed to the world link */
     if (!u->opt->floating) return 0;
-    return mr_urdf_add_joint(u, body, NULL, MR_JOINT_FREE, NULL) < 0 ? -1 : 0;
+    int i = mr_urdf_add_joint(u, body, j, MR_JOINT_FREE, NULL);
+    if (j) j->spec_joint = i;
+    return i < 0 ? -1 : 0;
   }
-  mr_urdf_joint *j = &u->joints[l->parent_joint];
   switch (j->type) {
     case MR_URDF_REVOLUTE:
     case MR_URDF_CONTINUOUS:
@@ -447,42 +476,38 @@ static int mr_urdf_emit_body(mr_urdf *u, int head) {
   sb->name = mr_spec_strdup(u->s, l->name);
   mr_copy3(sb->pos, pos);
   memcpy(sb->quat, quat, sizeof quat);
+  int njoint = u->s->njoints;
   if (mr_urdf_body_joints(u, head, b) < 0) return -1;
-  mr_urdf_body_inertial(u, head, b);
+  if (mr_urdf_body_inertial(u, head, b, u->s->njoints > njoint) < 0) return -1;
   for (int k = head; k >= 0; k = u->links[k].next_in_body)
     if (mr_urdf_link_geoms(u, k, b) < 0) return -1;
   return 0;
 }
 
-/* A moving body must carry mass itself or through its descendants; otherwise its
- * acceleration is undefined. The fixed-base root is welded, so it may be massless. */
-static int mr_urdf_check_masses(mr_urdf *u, int first_body) {
-  mr_spec *s = u->s;
-  int n = s->nbodies;
-  double *subtree = calloc((size_t)n, sizeof *subtree);
-  char *moving = calloc((size_t)n, 1);
-  if (!subtree || !moving) {
-    free(subtree);
-    free(moving);
-    return mr_urdf_oom(u);
-  }
-  for (int j = 0; j < s->njoints; j++) moving[s->joints[j].body] = 1;
-  for (int b = n - 1; b >= first_body; b--) {
-    subtree[b] += s->bodies[b].mass;
-    if (s->bodies[b].parent >= first_body) subtree[s->bodies[b].parent] += subtree[b];
-  }
-  int bad = -1;
-  for (int b = first_body; b < n && bad < 0; b++)
-    if (moving[b] && !(subtree[b] > 0)) bad = b;
-  free(subtree);
-  free(moving);
-  if (bad < 0) return 0;
-  return mr_errorf(u->err, u->errlen, s->bodies[bad].src, "link '%s': zero mass on a moving link",
-                   s->bodies[bad].name);
+/* The world link and the links merged into it: their geoms belong to the world body; their
+ * mass, if any, moves nothing and is dropped. */
+static int mr_urdf_world_link(mr_urdf *u, int head) {
+  for (int k = head; k >= 0; k = u->links[k].next_in_body)
+    if (mr_urdf_link_geoms(u, k, 0) < 0) return -1;
+  return 0;
+}
+
+int mr_urdf_exclude(mr_urdf *u, int body1, int body2, mr_source src) {
+  int lo = body1 < body2 ? body1 : body2, hi = body1 < body2 ? body2 : body1;
+  for (int i = 0; i < u->s->nexcludes; i++)
+    if (u->s->excludes[i].body1 == lo && u->s->excludes[i].body2 == hi) return 0;
+  int e = mr_spec_add_exclude(u->s, src);
+  if (e < 0) return mr_urdf_oom(u);
+  u->s->excludes[e].body1 = lo;
+  u->s->excludes[e].body2 = hi;
+  return 0;
 }
 
 /* <mimic joint multiplier offset>: q_this = offset + multiplier * q_other. */
 static int mr_urdf_mimics(mr_urdf *u) {
+  int nfixed = 0;
+  mr_source first_fixed = {u->file, 0};
+  const char *first_name = "";
   for (int i = 0; i < u->njoint; i++) {
     const mr_urdf_joint *j = &u->joints[i];
     const xmlNode *m = mr_urdf_child(j->node, "mimic");
@@ -499,8 +524,9 @@ static int mr_urdf_mimics(mr_urdf *u) {
       return mr_errorf(u->err, u->errlen, src, "joint '%s' mimics itself", j->name);
     const mr_urdf_joint *oj = &u->joints[o];
     if (j->type == MR_URDF_FIXED || oj->type == MR_URDF_FIXED) {
-      /* A fixed joint has no coordinate to couple (TALOS's grippers carry such mimics). */
-      mr_warnf(u->s->quiet, src, "joint '%s': mimic involving a fixed joint; ignored", j->name);
+      /* A fixed joint has no coordinate to couple: the reduced TALOS models fix the gripper
+       * joints and keep their mimics. One warning for all of them. */
+      if (nfixed++ == 0) first_fixed = src, first_name = j->name;
       continue;
     }
     int one_dof = (1 << MR_URDF_REVOLUTE) | (1 << MR_URDF_CONTINUOUS) | (1 << MR_URDF_PRISMATIC);
@@ -522,6 +548,9 @@ static int mr_urdf_mimics(mr_urdf *u) {
     eq->data[0] = offset;
     eq->data[1] = mult;
   }
+  if (nfixed)
+    mr_warnf(u->s->quiet, first_fixed, "%d mimic%s involving a fixed joint ignored (joint '%s'%s)",
+             nfixed, nfixed > 1 ? "s" : "", first_name, nfixed > 1 ? " and others" : "");
   return 0;
 }
 
@@ -543,12 +572,14 @@ static int mr_urdf_build(mr_urdf *u) {
   if (mr_urdf_materials(u) < 0) return -1;
   for (int k = 0; k < u->nlink; k++) {
     int l = u->order[k];
-    const mr_urdf_link *link = &u->links[l];
-    int heads = link->parent_joint < 0 || u->joints[link->parent_joint].type != MR_URDF_FIXED;
-    if (heads && mr_urdf_emit_body(u, l) < 0) return -1;
+    if (k == 0 && mr_urdf_root_is_world(u)) {
+      if (mr_urdf_world_link(u, l) < 0) return -1;
+    } else if (mr_urdf_heads_body(u, l) && mr_urdf_emit_body(u, l) < 0) {
+      return -1;
+    }
   }
-  if (mr_urdf_check_masses(u, first_body) < 0) return -1;
   if (mr_urdf_mimics(u) < 0) return -1;
+  if (mr_urdf_actuators(u) < 0) return -1;
   return mr_srdf_apply(u);
 }
 

@@ -17,6 +17,12 @@
  * legs, for which MuJoCo's 2 ms is on the edge; 1 ms is what ROS simulators use. */
 #define MR_URDF_TIMESTEP 0.001
 
+/* boundmass / boundinertia of moving links: a tenth of a gram and the inertia of that mass
+ * at 1 cm, far below any real robot link (the lightest in example-robot-data, a finger
+ * segment, has 1e-2 kg and moments of 1e-6 kg m^2), yet enough to keep M invertible. */
+#define MR_URDF_BOUND_MASS 1e-4
+#define MR_URDF_BOUND_INERTIA 1e-8
+
 enum {
   MR_URDF_REVOLUTE = 0,
   MR_URDF_CONTINUOUS,
@@ -72,6 +78,9 @@ typedef struct mr_urdf {
   int *order; /* links, depth first from the root */
   char *err;
   int errlen;
+  int srdf_unknown;            /* SRDF names of links or joints the URDF lacks */
+  mr_source srdf_unknown_src;  /* the first of them */
+  char srdf_unknown_names[256];
 } mr_urdf;
 
 /* urdf.c */
@@ -84,13 +93,30 @@ int mr_urdf_origin(mr_urdf *u, const xmlNode *node, double pos[3], double quat[4
 
 /* urdf_inertia.c */
 int mr_urdf_link_inertial(mr_urdf *u, int link);   /* reads <inertial> into the link */
-void mr_urdf_body_inertial(mr_urdf *u, int head, int body); /* combines merged links */
+/* Combines merged links; a moving body is bounded (MR_URDF_BOUND_*). 0, or -1 with err set
+ * (--strict). */
+int mr_urdf_body_inertial(mr_urdf *u, int head, int body, int moving);
 
 /* urdf_geom.c */
 int mr_urdf_materials(mr_urdf *u);                 /* robot-level <material> */
 int mr_urdf_link_geoms(mr_urdf *u, int link, int body);
 
-/* srdf.c: applies <disable_collisions> of the robot's SRDF, if any. */
+/* urdf_actuator.c: <transmission> and <ros2_control> as actuators. 0 or -1 (err set). */
+int mr_urdf_actuators(mr_urdf *u);
+
+/* urdf.c: a contact exclusion between two bodies (once per pair). 0, or -1 (out of memory). */
+int mr_urdf_exclude(mr_urdf *u, int body1, int body2, mr_source src);
+
+/* The name Pinocchio gives the free joint of a floating base, and that SRDF group states
+ * use for the base pose; --floating names its free joint so. */
+#define MR_URDF_ROOT_JOINT "root_joint"
+
+/* srdf.c: applies the robot's SRDF, if any: <disable_collisions> and <group_state>. */
 int mr_srdf_apply(mr_urdf *u);
+/* Notes an SRDF name the URDF lacks (reported once, with the others, at the end). */
+void mr_srdf_unknown(mr_urdf *u, const char *name, mr_source src);
+
+/* srdf_state.c: one <group_state> as a keyframe of the same name. 0 or -1 (err set). */
+int mr_srdf_group_state(mr_urdf *u, const xmlNode *node, const char *file);
 
 #endif
