@@ -29,8 +29,9 @@ static const char *model_name(const mr_model *m) { return m->model_name ? m->mod
 static void info_print_sizes(const mr_model *m, const char *path) {
   printf("model        %s\n", model_name(m));
   printf("file         %s\n", model_file(m, path));
-  printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  neq %d  nmesh %d  nkey %d\n", m->nq,
-         m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->neq, m->nmesh, m->nkey);
+  printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  na %d  neq %d  ntendon %d  nmesh %d  "
+         "nkey %d\n", m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->na, m->neq, m->ntendon,
+         m->nmesh, m->nkey);
   printf("total mass   %.6g kg\n", mr_model_total_mass(m));
   printf("timestep     %g s\n", m->opt.timestep);
   printf("gravity      %g %g %g\n", m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
@@ -61,6 +62,59 @@ static void info_print_bodies(const mr_model *m) {
              joint_type_name(m->jnt_type[j]));
     fputc('\n', stdout);
   }
+}
+
+static const char *tendon_kind(const mr_model *m, int t) {
+  return m->wrap_type[m->tendon_adr[t]] == MR_WRAP_JOINT ? "fixed" : "spatial";
+}
+
+/* What a tendon's path runs through: its joints, or its sites, wrapped geoms and pulleys. */
+static void info_print_path(const mr_model *m, int t) {
+  for (int i = m->tendon_adr[t]; i < m->tendon_adr[t] + m->tendon_num[t]; i++) {
+    int id = m->wrap_objid[i];
+    fputs(i > m->tendon_adr[t] ? " " : "", stdout);
+    switch (m->wrap_type[i]) {
+      case MR_WRAP_JOINT: printf("%g*%s", m->wrap_prm[i], name_or(m, MR_OBJ_JOINT, id, "-")); break;
+      case MR_WRAP_SITE: printf("%s", name_or(m, MR_OBJ_SITE, id, "(site)")); break;
+      case MR_WRAP_PULLEY: printf("/%g", m->wrap_prm[i]); break;
+      default: printf("(%s)", name_or(m, MR_OBJ_GEOM, id, "geom")); break;
+    }
+  }
+}
+
+static void info_print_tendons(const mr_model *m) {
+  if (m->ntendon == 0) return;
+  printf("\n%4s  %-16s  %-7s  %10s  %21s  %9s  %9s  %s\n", "id", "tendon", "kind", "length0",
+         "range", "stiffness", "damping", "path (joints; sites, (geoms), /pulleys)");
+  for (int t = 0; t < m->ntendon; t++) {
+    char range[48] = "-";
+    if (m->tendon_limited[t])
+      snprintf(range, sizeof range, "%.4g .. %.4g", m->tendon_range[2 * t], m->tendon_range[2 * t + 1]);
+    printf("%4d  %-16s  %-7s  %10.5g  %21s  %9.4g  %9.4g  ", t, name_or(m, MR_OBJ_TENDON, t, "-"),
+           tendon_kind(m, t), m->tendon_length0[t], range, m->tendon_stiffness[t],
+           m->tendon_damping[t]);
+    info_print_path(m, t);
+    fputc('\n', stdout);
+  }
+}
+
+static void info_json_tendons(mr_json *j, const mr_model *m) {
+  mr_json_array_begin(j, "tendons");
+  for (int t = 0; t < m->ntendon; t++) {
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_TENDON, t));
+    mr_json_string(j, "kind", tendon_kind(m, t));
+    mr_json_int(j, "limited", m->tendon_limited[t]);
+    mr_json_array_begin(j, "range");
+    for (int k = 0; k < 2; k++) mr_json_double(j, NULL, m->tendon_range[2 * t + k]);
+    mr_json_array_end(j);
+    mr_json_double(j, "length0", m->tendon_length0[t]);
+    mr_json_double(j, "stiffness", m->tendon_stiffness[t]);
+    mr_json_double(j, "damping", m->tendon_damping[t]);
+    mr_json_int(j, "nwrap", m->tendon_num[t]);
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
 }
 
 static void info_json_bodies(mr_json *j, const mr_model *m) {
@@ -94,7 +148,9 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_int(&j, "njnt", m->njnt);
   mr_json_int(&j, "ngeom", m->ngeom);
   mr_json_int(&j, "nu", m->nu);
+  mr_json_int(&j, "na", m->na);
   mr_json_int(&j, "neq", m->neq);
+  mr_json_int(&j, "ntendon", m->ntendon);
   mr_json_int(&j, "nmesh", m->nmesh);
   mr_json_int(&j, "nkey", m->nkey);
   mr_json_double(&j, "mass", mr_model_total_mass(m));
@@ -104,6 +160,7 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_array_end(&j);
   mr_json_string(&j, "integrator", mr_cli_integrator_name(m->opt.integrator));
   info_json_bodies(&j, m);
+  info_json_tendons(&j, m);
   mr_json_object_end(&j);
 }
 
@@ -130,6 +187,7 @@ int mr_cmd_info(int argc, char **argv) {
   } else {
     info_print_sizes(m, o.model_path);
     info_print_bodies(m);
+    info_print_tendons(m);
   }
   mr_model_free(m);
   return fflush(stdout) == 0 ? MR_EXIT_OK : MR_EXIT_FAILURE;

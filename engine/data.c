@@ -34,6 +34,8 @@ static size_t mr_arena_size(const mr_model *m) {
   X(qvel, double, m->nv)                           \
   X(qacc, double, m->nv)                           \
   X(ctrl, double, m->nu)                           \
+  X(act, double, m->na)                            \
+  X(act_dot, double, m->na)                        \
   X(qfrc_applied, double, m->nv)                   \
   X(xfrc_applied, double, 6 * m->nbody)            \
   X(xpos, double, 3 * m->nbody)                    \
@@ -64,6 +66,15 @@ static size_t mr_arena_size(const mr_model *m) {
   X(actuator_force, double, m->nu)                 \
   X(actuator_length, double, m->nu)                \
   X(actuator_velocity, double, m->nu)              \
+  X(actuator_moment, double, m->nJmom)             \
+  X(ten_length, double, m->ntendon)                \
+  X(ten_velocity, double, m->ntendon)              \
+  X(ten_J, double, m->nJten)                       \
+  X(ten_wrapadr, int, m->ntendon)                  \
+  X(ten_wrapnum, int, m->ntendon)                  \
+  X(wrap_obj, int, 2 * m->nwrap)                   \
+  X(wrap_xpos, double, 6 * m->nwrap)               \
+  X(ten_limit_impulse, double, 2 * m->ntendon)     \
   X(qfrc_smooth, double, m->nv)                    \
   X(qacc_smooth, double, m->nv)                    \
   X(qfrc_constraint, double, m->nv)                \
@@ -161,5 +172,6 @@ int mr_data_reset_keyframe(const mr_model *m, mr_data *d, int k) {
   if (m->nq > 0) memcpy(d->qpos, m->key_qpos + (size_t)k * m->nq, (size_t)m->nq * sizeof(double));
   if (m->nv > 0) memcpy(d->qvel, m->key_qvel + (size_t)k * m->nv, (size_t)m->nv * sizeof(double));
   if (m->nu > 0) memcpy(d->ctrl, m->key_ctrl + (size_t)k * m->nu, (size_t)m->nu * sizeof(double));
+  if (m->na > 0) memcpy(d->act, m->key_act + (size_t)k * m->na, (size_t)m->na * sizeof(double));
   return 0;
 }

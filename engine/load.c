@@ -1,10 +1,12 @@
-/* mr_model_load: picks the front end (MJCF or URDF) for a file, then compiles the spec. */
+/* mr_model_load: picks the front end (MJCF or URDF) for a file, compiles the spec, then sets
+ * the constants that need the dynamics (setconst.h). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "engine/core/error.h"
 #include "engine/io/spec.h"
+#include "setconst.h"
 
 enum { MR_FORMAT_UNKNOWN, MR_FORMAT_MJCF, MR_FORMAT_URDF };
 
@@ -68,6 +70,10 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
                ? mr_urdf_parse(spec, path, opt ? opt : &defaults, err, errlen)
                : mr_mjcf_parse(spec, path, err, errlen);
   mr_model *m = rc == 0 ? mr_spec_compile(spec, err, errlen) : NULL;
+  if (m && mr_model_setconst(m, spec, err, errlen) != 0) {
+    mr_model_free(m);
+    m = NULL;
+  }
   mr_spec_free(spec);
   return m;
 }

@@ -61,7 +61,7 @@ static mr_model *build_model(void) {
       mr_spec_actuator *a = &s->actuators[u];
       a->kind = MR_ACT_POSITION;
       a->joint = j;
-      a->gear = 1;
+      a->gear[0] = 1;
       a->ctrllimited = a->forcelimited = 1;
       a->ctrlrange[0] = a->forcerange[0] = -1;
       a->ctrlrange[1] = a->forcerange[1] = 1;

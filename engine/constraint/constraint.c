@@ -113,6 +113,7 @@ static int mr_eq_size(const mr_model *m, int e) {
     case MR_EQ_CONNECT: return 3;
     case MR_EQ_WELD: return 6;
     case MR_EQ_JOINT: return 1;
+    case MR_EQ_TENDON: return 1;
     default: return 0;
   }
 }
@@ -241,6 +242,7 @@ static void mr_equality_eval(const mr_model *m, const mr_data *d, double *phi, d
       case MR_EQ_CONNECT: mr_eq_connect(m, d, e, phi + row, Je); break;
       case MR_EQ_WELD: mr_eq_weld(m, d, e, phi + row, Je, scratch); break;
       case MR_EQ_JOINT: mr_eq_joint(m, d, e, phi + row, Je); break;
+      case MR_EQ_TENDON: mr_eq_tendon(m, d, e, phi + row, Je); break;
     }
     row += n;
   }
@@ -252,25 +254,25 @@ void mr_equality_residual(const mr_model *m, const mr_data *d, double *phi) {
 
 /* ------------------------------------------------------------------ limits */
 
+int mr_range_sides(double x, double v, const double range[2], double margin, double dt) {
+  double reach = MR_LIMIT_LOOKAHEAD * dt;
+  int sides = 0;
+  if (x - range[0] < margin + reach * fmax(0, -v)) sides |= 1;
+  if (range[1] - x < margin + reach * fmax(0, v)) sides |= 2;
+  return sides;
+}
+
 /* Active sides of the limit of joint j: bit 0 lower, bit 1 upper. */
 static int mr_limit_sides(const mr_model *m, const mr_data *d, int j) {
   int type = m->jnt_type[j];
   if (!m->jnt_limited[j] || (type != MR_JOINT_HINGE && type != MR_JOINT_SLIDE)) return 0;
-  double q = d->qpos[m->jnt_qposadr[j]], v = d->qvel[m->jnt_dofadr[j]];
-  double reach = MR_LIMIT_LOOKAHEAD * d->opt.timestep, margin = m->jnt_margin[j];
-  const double *range = m->jnt_range + 2 * j;
-  int sides = 0;
-  if (q - range[0] < margin + reach * fmax(0, -v)) sides |= 1;
-  if (range[1] - q < margin + reach * fmax(0, v)) sides |= 2;
-  return sides;
+  return mr_range_sides(d->qpos[m->jnt_qposadr[j]], d->qvel[m->jnt_dofadr[j]],
+                        m->jnt_range + 2 * j, m->jnt_margin[j], d->opt.timestep);
 }
 
 static int mr_limit_count(const mr_model *m, const mr_data *d) {
   int n = 0;
-  for (int j = 0; j < m->njnt; j++) {
-    int s = mr_limit_sides(m, d, j);
-    n += (s & 1) + (s >> 1);
-  }
+  for (int j = 0; j < m->njnt; j++) n += mr_side_count(mr_limit_sides(m, d, j));
   return n;
 }
 
@@ -337,7 +339,7 @@ static int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, 
 
 /* The bias of a unilateral row with gap phi (see constraint.h); deep violations recover
  * only when `separable`. */
-static double mr_unilateral_bias(double phi, double erp, double dt, int separable) {
+double mr_unilateral_bias(double phi, double erp, double dt, int separable) {
   if (phi > 0) return phi / dt;
   return phi > -MR_RECOVERY_DEPTH || separable ? erp * phi / dt : 0;
 }
@@ -515,7 +517,8 @@ static int mr_rows_alloc(mr_data *d, mr_rows *r) {
 
 static int mr_constraint_fill(const mr_model *m, mr_data *d, mr_rows *r) {
   r->neq = mr_equality_rows(m);
-  r->nlim = mr_limit_count(m, d);
+  int joint_limits = mr_limit_count(m, d);
+  r->nlim = joint_limits + mr_tendon_limit_count(m, d);
   int cap = (MR_MAX_ROWS - r->neq - r->nlim) / 3;
   if (cap < 0) cap = 0;
   size_t mark = mr_arena_mark(d);
@@ -535,6 +538,7 @@ static int mr_constraint_fill(const mr_model *m, mr_data *d, mr_rows *r) {
   if (mr_rows_alloc(d, r)) return -1;
   mr_equality_rows_fill(m, d, r, scratch);
   mr_limit_rows(m, d, r);
+  mr_tendon_limit_rows(m, d, r, r->neq + joint_limits);
   mr_contact_rows(m, d, r, keep, scratch);
   return mr_rows_sparsity(m, d, r, (int *)(scratch + 3 * (size_t)m->nv));
 }
@@ -634,6 +638,7 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   for (int j = 0; j < m->njnt; j++)
     if (m->jnt_limited[j] && (m->jnt_type[j] == MR_JOINT_HINGE || m->jnt_type[j] == MR_JOINT_SLIDE))
       nlim += 2;
+  nlim += (size_t)mr_tendon_limit_capacity(m);
   size_t ncrow = 3 * maxcon < MR_MAX_ROWS ? 3 * maxcon : MR_MAX_ROWS;
   size_t nrow = neq + nlim + ncrow;
   if (nrow == 0) return 0;

@@ -12,11 +12,12 @@
  *   mr_constraint_project   after the position update: Newton projection of the equality
  *                           constraints back onto their manifold (post-stabilization)
  *
- * Rows are ordered as engine/solver/solver.h describes: bilateral equality rows, then one
- * unilateral row per active joint-limit side, then 3 rows per contact (normal, t1, t2).
+ * Rows are ordered as engine/solver/solver.h describes: bilateral equality rows (tendon
+ * equalities among them), then one unilateral row per active joint-limit side, then one per
+ * active tendon-limit side (tendon_rows.c), then 3 rows per contact (normal, t1, t2).
  * Sign conventions: a contact's normal velocity is that of body2 relative to body1 along
  * the normal (geom1 -> geom2), so c_N > 0 separates; a limit row's velocity is positive
- * when the joint moves back into its range; equality rows are d(phi)/dt.
+ * when the joint or tendon moves back into its range; equality rows are d(phi)/dt.
  *
  * J is dense nrow x nv (row-major) for now, with each row's nonzero columns listed so that
  * G and g cost O(nrow^2 x nonzeros per row) rather than O(nrow^2 nv). A sparse J (and the
@@ -115,7 +116,8 @@ typedef struct mr_rows {
   int *nzind;
   double *phi;  /* nrow: position-level value (normal rows: dist; tangent rows: 0) */
   double *bias; /* nrow: stabilization + restitution, added to J v_free in g */
-  int *id;      /* nrow: equality id, joint id (limits), d->contact index (contacts) */
+  int *id;      /* nrow: equality id, joint id (joint limits), -1 - (2 tendon + side)
+                   (tendon limits), d->contact index (contacts) */
 
   double *mu;     /* ncon */
   double *dist;   /* ncon */
@@ -183,6 +185,29 @@ void mr_equality_residual(const mr_model *m, const mr_data *d, double *phi);
  * Every array is taken from the arena. Returns 0, -1 on arena exhaustion. */
 int mr_delassus_build(const mr_model *m, mr_data *d, const mr_rows *r, const double *v_free,
                       mr_problem *p, double **AinvJT);
+
+/* ------------------------------------------------------------------ limits */
+
+/* Which sides of a limit are rows: bit 0 (lower) when x - range[0] is below the margin or
+ * would be within MR_LIMIT_LOOKAHEAD steps of dt at the speed v, bit 1 likewise for
+ * range[1] - x (constraint.c; joints and tendons). */
+int mr_range_sides(double x, double v, const double range[2], double margin, double dt);
+static inline int mr_side_count(int sides) { return (sides & 1) + (sides >> 1); }
+
+/* ------------------------------------------------------------------ tendon rows (tendon_rows.c) */
+
+/* Tendon-limit rows active now (in the limit block after the joints'), and their most. */
+int mr_tendon_limit_count(const mr_model *m, const mr_data *d);
+int mr_tendon_limit_capacity(const mr_model *m);
+/* Fills the tendon-limit rows from row `row` on; their ids are negative (-1 - (2 t + side)). */
+void mr_tendon_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r, int row);
+/* The warm-start slot (last impulse) of the tendon-limit row with id `id`. */
+double *mr_tendon_limit_slot(mr_data *d, int id);
+/* phi and, unless J is NULL, the Jacobian row (added into J, nv) of tendon equality e. */
+void mr_eq_tendon(const mr_model *m, const mr_data *d, int e, double *phi, double *J);
+/* The bias of a unilateral row with gap phi (see the stabilization rule above); deep
+ * violations recover only when `separable` (constraint.c). */
+double mr_unilateral_bias(double phi, double erp, double dt, int separable);
 
 /* ------------------------------------------------------------------ metrics (metrics.c) */
 
