@@ -144,6 +144,12 @@ static int mr_check_actuator(mr_compiler *c, const mr_spec_actuator *a, int stat
       !mr_all_finite(a->dynprm, MR_NDYN) || !mr_all_finite(a->gainprm, MR_NGAIN) ||
       !mr_all_finite(a->biasprm, MR_NBIAS))
     return MR_FAIL(a->src, "actuator '%s' has a non-finite number", name);
+  /* the muscle curves divide by range[1] - range[0] and map [lmin, lmax] around 1 */
+  const double *prm = a->gaintype == MR_GAIN_MUSCLE ? a->gainprm : a->biasprm;
+  if ((a->gaintype == MR_GAIN_MUSCLE || a->biastype == MR_BIAS_MUSCLE) &&
+      (!(prm[0] < prm[1]) || !(prm[4] < 1) || !(prm[5] > 1)))
+    return MR_FAIL(a->src, "muscle '%s' needs range[0] < range[1] and lmin < 1 < lmax (got "
+                   "range %g %g, lmin %g, lmax %g)", name, prm[0], prm[1], prm[4], prm[5]);
   return 0;
 }
 
