@@ -3,7 +3,8 @@
  * For models that exercise each feature (fixed tendons coupling joints in one tree and
  * across trees; spatial tendons wrapping spheres and cylinders with and without side sites,
  * through a cylinder, and over a pulley; actuators on joints, tendons, sites and a
- * slider-crank; integrator, filter and muscle activations; muscle, affine and fixed gains),
+ * slider-crank; integrator, filter and muscle activations; muscle, affine and fixed gains;
+ * ball and free joints driven through 3-D and 6-D gears, in the child's or the parent's frame;
  * with contacts and constraints off in both engines:
  *   - the compiled constants: tendon_length0, tendon_lengthspring, actuator_length0,
  *     actuator_acc0, the muscles' length ranges;
@@ -305,6 +306,7 @@ int main(void) {
       {MOREAU_SOURCE_DIR "/models/tendon_coupled.xml", 0, 1e-12},
       {MOREAU_SOURCE_DIR "/models/tendon_wrap.xml", 0, 1e-12},
       {MOREAU_SOURCE_DIR "/models/site_thrusters.xml", 0, 1e-12},
+      {MOREAU_SOURCE_DIR "/models/joint_gears.xml", 0, 1e-12},
       {MUJOCO_MODEL_DIR "/slider_crank/slider_crank.xml", 0, 1e-12},
       {MUJOCO_MODEL_DIR "/tendon_arm/arm26.xml", 1, 0.01},
   };

@@ -60,6 +60,13 @@ static void analytic_rows(const mr_model *m, const mr_data *d, double *rows) {
           d->actuator_moment[m->actuator_Jrowadr[u] + k];
 }
 
+static int length_has_gradient(const mr_model *m, int u) {
+  int type = m->actuator_trntype[u], id = m->actuator_trnid[2 * u];
+  if (type == MR_TRN_SITE) return 0;
+  if (type != MR_TRN_JOINT && type != MR_TRN_JOINTINPARENT) return 1;
+  return m->jnt_type[id] == MR_JOINT_HINGE || m->jnt_type[id] == MR_JOINT_SLIDE;
+}
+
 static void check_jacobians(const char *path) {
   mr_model *m = load(path);
   if (!m) return;
@@ -90,8 +97,9 @@ static void check_jacobians(const char *path) {
       mr_integrate_pos(m, d->qpos, dq, -1);
       lengths(m, d, lm);
       for (int r = 0; r < n; r++) {
-        /* site transmissions have no length: their moment arms are not its derivative */
-        if (r >= m->ntendon && m->actuator_trntype[r - m->ntendon] == MR_TRN_SITE) continue;
+        /* site and free-joint transmissions have no length, and a ball joint's moment is
+         * its gear axis by MuJoCo's definition: their moment arms are not a derivative */
+        if (r >= m->ntendon && !length_has_gradient(m, r - m->ntendon)) continue;
         double fd = (lp[r] - lm[r]) / (2 * h), e = fabs(fd - rows[(size_t)r * nv + i]);
         worst = fmax(worst, e);
         MR_CHECK_MSG(e <= 1e-7, "%s: state %d: row %d dof %d: analytic %.9g, finite "

@@ -98,16 +98,10 @@ static int mr_check_transmission(mr_compiler *c, const mr_spec_actuator *a) {
   const char *name = mr_label(a->name);
   switch (a->trntype) {
     case MR_TRN_JOINT:
-    case MR_TRN_JOINTINPARENT: {
+    case MR_TRN_JOINTINPARENT:
       if (a->joint < 0 || a->joint >= s->njoints)
         return MR_FAIL(a->src, "actuator '%s' acts on a missing joint", name);
-      int type = s->joints[a->joint].type;
-      /* One gear number cannot say which of a multi-dof joint's dofs it drives. */
-      if (type == MR_JOINT_FREE || type == MR_JOINT_BALL)
-        return MR_FAIL(a->src, "actuator '%s' drives a %s joint (only hinge and slide joints "
-                       "can be actuated)", name, type == MR_JOINT_FREE ? "free" : "ball");
       return 0;
-    }
     case MR_TRN_TENDON:
       if (a->joint < 0 || a->joint >= s->ntendons)
         return MR_FAIL(a->src, "actuator '%s' acts on a missing tendon", name);
@@ -234,8 +228,9 @@ static void mr_mark_actuator(mr_pattern_work *w, const mr_spec_actuator *a) {
       mr_mark_chain(w, s->sites[a->joint].body);
       mr_mark_chain(w, s->sites[a->trnid2].body);
       break;
-    default: /* hinge or slide: its one dof */
-      w->mark[w->jdof[a->joint]] = w->stamp;
+    default: /* a joint: its dofs (1 for hinge and slide, 3 for ball, 6 for free) */
+      for (int k = 0; k < mr_joint_nv(s->joints[a->joint].type); k++)
+        w->mark[w->jdof[a->joint] + k] = w->stamp;
   }
 }
 

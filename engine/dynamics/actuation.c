@@ -3,7 +3,10 @@
  *
  * Transmission: each actuator has a length l(q) and moment arms dl/dq over the dofs of its
  * pattern (model actuator_J*): a hinge or slide joint gives gear q and gear on its dof; a
- * tendon gear times its length and Jacobian; a site, length 0 and the moment of the 6-D
+ * ball joint a torque about the 3-D gear axis (in the child frame, or the parent's for
+ * jointinparent) and the length gear . (rotation vector of the joint); a free joint the
+ * 6-D gear (force in the world frame, torque in the child's or the parent's) and length 0;
+ * a tendon gear times its length and Jacobian; a site, length 0 and the moment of the 6-D
  * gear applied as a force and torque in the site frame; a slider-crank, the slider's
  * position along its axis where the rod reaches the crank pin. velocity = moment . qvel.
  *
@@ -22,7 +25,7 @@
 
 #include "dynamics.h"
 #include "engine/core/arena.h"
-#include "engine/core/mr_math.h"
+#include "engine/core/spatial.h"
 
 static double mr_clamp(double x, const double range[2]) {
   return x < range[0] ? range[0] : (x > range[1] ? range[1] : x);
@@ -76,7 +79,32 @@ static double mr_crank_moment(const mr_model *m, const mr_data *d, int u, double
   return x;
 }
 
-/* Length of actuator u (before gear for tendons and cranks) with its moment in row. */
+/* Ball and free joints: the gear's torque axis, in the child frame where the dofs' angular
+ * velocities are, from the parent's for jointinparent (the joint's rotation R: R^T g). */
+static double mr_multidof_moment(const mr_model *m, const mr_data *d, int u, double *row) {
+  int j = m->actuator_trnid[2 * u], free = m->jnt_type[j] == MR_JOINT_FREE;
+  const double *gear = m->actuator_gear + 6 * u, *q = d->qpos + m->jnt_qposadr[j] + (free ? 3 : 0);
+  double quat[4] = {q[0], q[1], q[2], q[3]}, axis[3], *out = row + m->jnt_dofadr[j];
+  mr_quat_normalize(quat);
+  const double *g = gear + (free ? 3 : 0);
+  if (m->actuator_trntype[u] == MR_TRN_JOINTINPARENT) {
+    double qc[4];
+    mr_quat_conj(qc, quat);
+    mr_quat_rotvec(axis, qc, g);
+  } else {
+    mr_copy3(axis, g);
+  }
+  if (free) {
+    for (int k = 0; k < 3; k++) out[k] += gear[k], out[3 + k] += axis[k];
+    return 0;
+  }
+  double rotvec[3];
+  mr_quat_log(rotvec, quat);
+  for (int k = 0; k < 3; k++) out[k] += axis[k];
+  return mr_dot3(axis, rotvec);
+}
+
+/* Length of actuator u (before gear[0] for the scalar transmissions) with its moment in row. */
 static double mr_actuator_row(const mr_model *m, const mr_data *d, int u, double *row) {
   int id = m->actuator_trnid[2 * u];
   switch (m->actuator_trntype[u]) {
@@ -90,10 +118,21 @@ static double mr_actuator_row(const mr_model *m, const mr_data *d, int u, double
       return 0;
     case MR_TRN_SLIDERCRANK:
       return mr_crank_moment(m, d, u, row);
-    default: /* a hinge or slide joint */
+    default: /* a joint */
+      if (m->jnt_type[id] == MR_JOINT_BALL || m->jnt_type[id] == MR_JOINT_FREE)
+        return mr_multidof_moment(m, d, u, row);
       row[m->jnt_dofadr[id]] += 1;
       return d->qpos[m->jnt_qposadr[id]];
   }
+}
+
+/* Whether actuator u's row already holds its gear (a 6-D or 3-D one) rather than needing
+ * gear[0] applied. */
+static int mr_gear_in_row(const mr_model *m, int u) {
+  int type = m->actuator_trntype[u], id = m->actuator_trnid[2 * u];
+  if (type == MR_TRN_SITE) return 1;
+  if (type != MR_TRN_JOINT && type != MR_TRN_JOINTINPARENT) return 0;
+  return m->jnt_type[id] == MR_JOINT_BALL || m->jnt_type[id] == MR_JOINT_FREE;
 }
 
 void mr_transmission(const mr_model *m, mr_data *d) {
@@ -103,8 +142,7 @@ void mr_transmission(const mr_model *m, mr_data *d) {
   if (!row) return;
   memset(row, 0, ((size_t)m->nv + 1) * sizeof(double));
   for (int u = 0; u < m->nu; u++) {
-    /* the site transmission's gear is 6-D and already in its row; the others scale by gear[0] */
-    double gear = m->actuator_trntype[u] == MR_TRN_SITE ? 1 : m->actuator_gear[6 * u];
+    double gear = mr_gear_in_row(m, u) ? 1 : m->actuator_gear[6 * u];
     double length = mr_actuator_row(m, d, u, row), vel = 0;
     int adr = m->actuator_Jrowadr[u];
     for (int k = 0; k < m->actuator_Jrownnz[u]; k++) {
