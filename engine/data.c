@@ -16,13 +16,13 @@ static size_t mr_align_up(size_t n) { return (n + MR_ALIGN - 1) & ~(size_t)(MR_A
  * broadphase boxes, filter keys, persistence keys); the constraint stage its own (rows,
  * Delassus operator, solver scratch, projection: constraint.h, bounded by MR_MAX_ROWS);
  * a dense nv x nv block and a fixed reserve are left for the rest. */
-static size_t mr_arena_size(const mr_model *m) {
+static size_t mr_arena_size(const mr_model *m, int constraints) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
   size_t doubles = 12 * nb + 8 * nv + nv * nv;
   size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */
   size_t reserve = (size_t)4 << 20;
-  return doubles * sizeof(double) + blocks + reserve + mr_collide_arena_size(m) +
-         mr_constraint_arena_size(m);
+  size_t bytes = doubles * sizeof(double) + blocks + reserve;
+  return constraints ? bytes + mr_collide_arena_size(m) + mr_constraint_arena_size(m) : bytes;
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -122,13 +122,13 @@ static void mr_aligned_free(void *p) {
 
 /* ------------------------------------------------------------------ public */
 
-mr_data *mr_data_create(const mr_model *m) {
+static mr_data *mr_data_create_sized(const mr_model *m, int constraints) {
   if (!m || m->nbody < 1) return NULL;
   mr_data *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->nbuffer = mr_data_bytes(m);
   d->buffer = mr_aligned_calloc(d->nbuffer);
-  d->narena = mr_arena_size(m);
+  d->narena = mr_arena_size(m, constraints);
   d->arena = mr_aligned_calloc(d->narena);
   if (!d->buffer || !d->arena) {
     mr_data_free(d);
@@ -136,9 +136,14 @@ mr_data *mr_data_create(const mr_model *m) {
   }
   mr_data_assign(m, d);
   d->opt = m->opt;
+  if (!constraints) d->opt.disable |= MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT;
   mr_data_reset(m, d);
   return d;
 }
+
+mr_data *mr_data_create(const mr_model *m) { return mr_data_create_sized(m, 1); }
+
+mr_data *mr_data_create_smooth(const mr_model *m) { return mr_data_create_sized(m, 0); }
 
 void mr_data_free(mr_data *d) {
   if (!d) return;

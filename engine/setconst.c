@@ -146,16 +146,29 @@ static int mr_wants_range(const mr_model *m, const mr_spec *s, int u) {
   }
 }
 
-int mr_model_setconst(mr_model *m, const mr_spec *s, char *err, int errlen) {
+/* The length ranges to find, in a data that can run the constraint rows of the limits. */
+static int mr_length_ranges(mr_model *m, const mr_spec *s, double *scratch, char *err, int errlen) {
+  int rc = 0, wanted = 0;
+  for (int u = 0; u < m->nu; u++) wanted += mr_wants_range(m, s, u);
+  if (!wanted) return 0;
   mr_data *d = mr_data_create(m);
+  if (!d) return mr_errorf(err, errlen, (mr_source){s->file, 0}, "out of memory");
+  for (int u = 0; u < m->nu && rc == 0; u++)
+    if (mr_wants_range(m, s, u)) rc = mr_length_range(m, d, s, u, scratch, err, errlen);
+  mr_data_free(d);
+  return rc;
+}
+
+int mr_model_setconst(mr_model *m, const mr_spec *s, char *err, int errlen) {
+  if (m->ntendon == 0 && m->nu == 0) return 0;
+  mr_data *d = mr_data_create_smooth(m);
   double *scratch = malloc(2 * ((size_t)m->nv + 1) * sizeof(double));
   int rc = 0;
   if (!d || !scratch) {
     rc = mr_errorf(err, errlen, (mr_source){s->file, 0}, "out of memory");
   } else {
     mr_reference_constants(m, d, scratch);
-    for (int u = 0; u < m->nu && rc == 0; u++)
-      if (mr_wants_range(m, s, u)) rc = mr_length_range(m, d, s, u, scratch, err, errlen);
+    rc = mr_length_ranges(m, s, scratch, err, errlen);
   }
   free(scratch);
   mr_data_free(d);

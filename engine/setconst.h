@@ -14,4 +14,10 @@
  * converge because the transmission is not limited). */
 int mr_model_setconst(mr_model *m, const mr_spec *s, char *err, int errlen);
 
+/* An mr_data for the smooth dynamics only (data.c): its arena has no room for collision or
+ * constraint rows (the constraint-arena worst case is the bulk of a data's memory), and
+ * contacts and constraints are disabled in its options. Enough for kinematics, tendons,
+ * transmissions, the mass matrix and its factor at reference configurations. */
+mr_data *mr_data_create_smooth(const mr_model *m);
+
 #endif

@@ -259,7 +259,10 @@ int mr_spec_find_texture(const mr_spec *s, const char *name);
 int mr_spec_find_site(const mr_spec *s, const char *name);
 int mr_spec_find_tendon(const mr_spec *s, const char *name);
 
-/* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". */
+/* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". The
+ * constants that need the dynamics (tendon_length0, a tendon_lengthspring left at -1,
+ * actuator_length0, actuator_acc0, muscles' length ranges) are set afterwards by
+ * mr_model_setconst (engine/setconst.h), which mr_model_load calls. */
 mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen);
 
 /* Format-specific front ends (engine/mjcf*.c, engine/io/urdf.c). Return 0 or -1 with err set. */
