@@ -31,8 +31,9 @@ static const char *model_name(const mr_model *m) { return m->model_name ? m->mod
 static void info_print_sizes(const mr_model *m, const char *path) {
   printf("model        %s\n", model_name(m));
   printf("file         %s\n", model_file(m, path));
-  printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  neq %d  nmesh %d  nkey %d\n", m->nq,
-         m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->neq, m->nmesh, m->nkey);
+  printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  na %d  neq %d  ntendon %d  nmesh %d  "
+         "nkey %d\n", m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->na, m->neq, m->ntendon,
+         m->nmesh, m->nkey);
   printf("total mass   %.6g kg\n", mr_model_total_mass(m));
   printf("timestep     %g s\n", m->opt.timestep);
   printf("gravity      %g %g %g\n", m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
@@ -69,6 +70,59 @@ static void info_print_bodies(const mr_model *m) {
              joint_type_name(m->jnt_type[j]));
     fputc('\n', stdout);
   }
+}
+
+static const char *tendon_kind(const mr_model *m, int t) {
+  return m->wrap_type[m->tendon_adr[t]] == MR_WRAP_JOINT ? "fixed" : "spatial";
+}
+
+/* What a tendon's path runs through: its joints, or its sites, wrapped geoms and pulleys. */
+static void info_print_path(const mr_model *m, int t) {
+  for (int i = m->tendon_adr[t]; i < m->tendon_adr[t] + m->tendon_num[t]; i++) {
+    int id = m->wrap_objid[i];
+    fputs(i > m->tendon_adr[t] ? " " : "", stdout);
+    switch (m->wrap_type[i]) {
+      case MR_WRAP_JOINT: printf("%g*%s", m->wrap_prm[i], name_or(m, MR_OBJ_JOINT, id, "-")); break;
+      case MR_WRAP_SITE: printf("%s", name_or(m, MR_OBJ_SITE, id, "(site)")); break;
+      case MR_WRAP_PULLEY: printf("/%g", m->wrap_prm[i]); break;
+      default: printf("(%s)", name_or(m, MR_OBJ_GEOM, id, "geom")); break;
+    }
+  }
+}
+
+static void info_print_tendons(const mr_model *m) {
+  if (m->ntendon == 0) return;
+  printf("\n%4s  %-16s  %-7s  %10s  %21s  %9s  %9s  %s\n", "id", "tendon", "kind", "length0",
+         "range", "stiffness", "damping", "path (joints; sites, (geoms), /pulleys)");
+  for (int t = 0; t < m->ntendon; t++) {
+    char range[48] = "-";
+    if (m->tendon_limited[t])
+      snprintf(range, sizeof range, "%.4g .. %.4g", m->tendon_range[2 * t], m->tendon_range[2 * t + 1]);
+    printf("%4d  %-16s  %-7s  %10.5g  %21s  %9.4g  %9.4g  ", t, name_or(m, MR_OBJ_TENDON, t, "-"),
+           tendon_kind(m, t), m->tendon_length0[t], range, m->tendon_stiffness[t],
+           m->tendon_damping[t]);
+    info_print_path(m, t);
+    fputc('\n', stdout);
+  }
+}
+
+static void info_json_tendons(mr_json *j, const mr_model *m) {
+  mr_json_array_begin(j, "tendons");
+  for (int t = 0; t < m->ntendon; t++) {
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_TENDON, t));
+    mr_json_string(j, "kind", tendon_kind(m, t));
+    mr_json_int(j, "limited", m->tendon_limited[t]);
+    mr_json_array_begin(j, "range");
+    for (int k = 0; k < 2; k++) mr_json_double(j, NULL, m->tendon_range[2 * t + k]);
+    mr_json_array_end(j);
+    mr_json_double(j, "length0", m->tendon_length0[t]);
+    mr_json_double(j, "stiffness", m->tendon_stiffness[t]);
+    mr_json_double(j, "damping", m->tendon_damping[t]);
+    mr_json_int(j, "nwrap", m->tendon_num[t]);
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
 }
 
 static void info_json_bodies(mr_json *j, const mr_model *m) {
@@ -121,7 +175,7 @@ static void range_text(char *buf, size_t len, int limited, const double *r) {
 
 /* A position servo's damping: its own kv plus the joint damping it was given. */
 static double servo_damping(const mr_model *m, int u) {
-  return m->dof_damping[m->jnt_dofadr[m->actuator_trnid[u]]] - m->actuator_biasprm[3 * u + 2];
+  return m->dof_damping[m->jnt_dofadr[m->actuator_trnid[2 * u]]] - m->actuator_biasprm[MR_NBIAS * u + 2];
 }
 
 /* What drives the model: --ctrl columns are these names. */
@@ -135,13 +189,13 @@ static void info_print_actuators(const mr_model *m) {
     char ctrl[64], force[64], gains[64] = "-";
     range_text(ctrl, sizeof ctrl, m->actuator_ctrllimited[u], m->actuator_ctrlrange + 2 * u);
     range_text(force, sizeof force, m->actuator_forcelimited[u], m->actuator_forcerange + 2 * u);
-    const double *g = m->actuator_gainprm + 3 * u;
+    const double *g = m->actuator_gainprm + MR_NGAIN * u;
     if (m->actuator_kind[u] == MR_ACT_POSITION)
       snprintf(gains, sizeof gains, "kp %.4g, kd %.4g", g[0], servo_damping(m, u));
     else if (m->actuator_kind[u] == MR_ACT_VELOCITY)
       snprintf(gains, sizeof gains, "kv %.4g", g[0]);
     printf("%4d  %-*s  %-*s  %-9s %-20s %-20s %s\n", u, wa, name_or(m, MR_OBJ_ACTUATOR, u, "-"),
-           wj, name_or(m, MR_OBJ_JOINT, m->actuator_trnid[u], "-"),
+           wj, name_or(m, MR_OBJ_JOINT, m->actuator_trnid[2 * u], "-"),
            actuator_kind_name(m->actuator_kind[u]), ctrl, force, gains);
   }
 }
@@ -203,11 +257,11 @@ static void info_json_actuators(mr_json *j, const mr_model *m) {
   for (int u = 0; u < m->nu; u++) {
     mr_json_object_begin(j, NULL);
     mr_json_string(j, "name", mr_id2name(m, MR_OBJ_ACTUATOR, u));
-    mr_json_string(j, "joint", mr_id2name(m, MR_OBJ_JOINT, m->actuator_trnid[u]));
+    mr_json_string(j, "joint", mr_id2name(m, MR_OBJ_JOINT, m->actuator_trnid[2 * u]));
     mr_json_string(j, "kind", actuator_kind_name(m->actuator_kind[u]));
     json_range(j, "ctrlrange", m->actuator_ctrllimited[u], m->actuator_ctrlrange + 2 * u);
     json_range(j, "forcerange", m->actuator_forcelimited[u], m->actuator_forcerange + 2 * u);
-    mr_json_double(j, "gain", m->actuator_gainprm[3 * u]);
+    mr_json_double(j, "gain", m->actuator_gainprm[MR_NGAIN * u]);
     if (m->actuator_kind[u] == MR_ACT_POSITION) mr_json_double(j, "damping", servo_damping(m, u));
     mr_json_object_end(j);
   }
@@ -259,7 +313,9 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_int(&j, "njnt", m->njnt);
   mr_json_int(&j, "ngeom", m->ngeom);
   mr_json_int(&j, "nu", m->nu);
+  mr_json_int(&j, "na", m->na);
   mr_json_int(&j, "neq", m->neq);
+  mr_json_int(&j, "ntendon", m->ntendon);
   mr_json_int(&j, "nmesh", m->nmesh);
   mr_json_int(&j, "nkey", m->nkey);
   mr_json_double(&j, "data_bytes", (double)mr_data_bytes(m));
@@ -272,6 +328,7 @@ static void info_print_json(const mr_model *m, const char *path) {
   info_json_bodies(&j, m);
   info_json_actuators(&j, m);
   info_json_joints_geoms(&j, m);
+  info_json_tendons(&j, m);
   mr_json_object_end(&j);
 }
 
@@ -303,6 +360,7 @@ int mr_cmd_info(int argc, char **argv) {
     info_print_joints(m);
     info_print_bodies(m);
     info_print_geoms(m);
+    info_print_tendons(m);
   }
   mr_model_free(m);
   return fflush(stdout) == 0 ? MR_EXIT_OK : MR_EXIT_FAILURE;

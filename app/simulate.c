@@ -288,6 +288,8 @@ static int sim_apply_init(sim_context *c) {
   if (c->m->nv) memcpy(d->qvel, rec.qvel + last * rec.nv, sizeof *d->qvel * (size_t)rec.nv);
   if (rec.ctrl && c->m->nu)
     memcpy(d->ctrl, rec.ctrl + last * rec.nu, sizeof *d->ctrl * (size_t)rec.nu);
+  if (rec.act && c->m->na)
+    memcpy(d->act, rec.act + last * rec.na, sizeof *d->act * (size_t)rec.na);
   mr_recording_free(&rec);
   return 0;
 }

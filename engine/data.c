@@ -16,13 +16,13 @@ static size_t mr_align_up(size_t n) { return (n + MR_ALIGN - 1) & ~(size_t)(MR_A
  * broadphase boxes, filter keys, persistence keys); the constraint stage its own (rows,
  * Delassus operator, solver scratch, projection: constraint.h, bounded by MR_MAX_ROWS);
  * a dense nv x nv block and a fixed reserve are left for the rest. */
-static size_t mr_arena_size(const mr_model *m) {
+static size_t mr_arena_size(const mr_model *m, int constraints) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
   size_t doubles = 12 * nb + 8 * nv + nv * nv;
   size_t blocks = 32 * MR_ALIGN; /* alignment padding of up to 32 blocks */
   size_t reserve = (size_t)4 << 20;
-  return doubles * sizeof(double) + blocks + reserve + mr_collide_arena_size(m) +
-         mr_constraint_arena_size(m);
+  size_t bytes = doubles * sizeof(double) + blocks + reserve;
+  return constraints ? bytes + mr_collide_arena_size(m) + mr_constraint_arena_size(m) : bytes;
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -34,6 +34,8 @@ static size_t mr_arena_size(const mr_model *m) {
   X(qvel, double, m->nv)                           \
   X(qacc, double, m->nv)                           \
   X(ctrl, double, m->nu)                           \
+  X(act, double, m->na)                            \
+  X(act_dot, double, m->na)                        \
   X(qfrc_applied, double, m->nv)                   \
   X(xfrc_applied, double, 6 * m->nbody)            \
   X(xpos, double, 3 * m->nbody)                    \
@@ -65,6 +67,15 @@ static size_t mr_arena_size(const mr_model *m) {
   X(actuator_force, double, m->nu)                 \
   X(actuator_length, double, m->nu)                \
   X(actuator_velocity, double, m->nu)              \
+  X(actuator_moment, double, m->nJmom)             \
+  X(ten_length, double, m->ntendon)                \
+  X(ten_velocity, double, m->ntendon)              \
+  X(ten_J, double, m->nJten)                       \
+  X(ten_wrapadr, int, m->ntendon)                  \
+  X(ten_wrapnum, int, m->ntendon)                  \
+  X(wrap_obj, int, 2 * m->nwrap)                   \
+  X(wrap_xpos, double, 6 * m->nwrap)               \
+  X(ten_limit_impulse, double, 2 * m->ntendon)     \
   X(qfrc_smooth, double, m->nv)                    \
   X(qacc_smooth, double, m->nv)                    \
   X(qfrc_constraint, double, m->nv)                \
@@ -114,16 +125,16 @@ static void mr_aligned_free(void *p) {
 
 size_t mr_data_bytes(const mr_model *m) {
   const size_t block = MR_ALIGN + sizeof(void *); /* mr_aligned_calloc's overhead */
-  return sizeof(mr_data) + mr_data_buffer_bytes(m) + mr_arena_size(m) + 2 * block;
+  return sizeof(mr_data) + mr_data_buffer_bytes(m) + mr_arena_size(m, 1) + 2 * block;
 }
 
-mr_data *mr_data_create(const mr_model *m) {
+static mr_data *mr_data_create_sized(const mr_model *m, int constraints) {
   if (!m || m->nbody < 1) return NULL;
   mr_data *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->nbuffer = mr_data_buffer_bytes(m);
   d->buffer = mr_aligned_calloc(d->nbuffer);
-  d->narena = mr_arena_size(m);
+  d->narena = mr_arena_size(m, constraints);
   d->arena = mr_aligned_calloc(d->narena);
   if (!d->buffer || !d->arena) {
     mr_data_free(d);
@@ -131,9 +142,14 @@ mr_data *mr_data_create(const mr_model *m) {
   }
   mr_data_assign(m, d);
   d->opt = m->opt;
+  if (!constraints) d->opt.disable |= MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT;
   mr_data_reset(m, d);
   return d;
 }
+
+mr_data *mr_data_create(const mr_model *m) { return mr_data_create_sized(m, 1); }
+
+mr_data *mr_data_create_smooth(const mr_model *m) { return mr_data_create_sized(m, 0); }
 
 void mr_data_free(mr_data *d) {
   if (!d) return;
@@ -167,5 +183,6 @@ int mr_data_reset_keyframe(const mr_model *m, mr_data *d, int k) {
   if (m->nq > 0) memcpy(d->qpos, m->key_qpos + (size_t)k * m->nq, (size_t)m->nq * sizeof(double));
   if (m->nv > 0) memcpy(d->qvel, m->key_qvel + (size_t)k * m->nv, (size_t)m->nv * sizeof(double));
   if (m->nu > 0) memcpy(d->ctrl, m->key_ctrl + (size_t)k * m->nu, (size_t)m->nu * sizeof(double));
+  if (m->na > 0) memcpy(d->act, m->key_act + (size_t)k * m->na, (size_t)m->na * sizeof(double));
   return 0;
 }

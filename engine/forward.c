@@ -25,6 +25,7 @@
 
 #include "engine/core/arena.h"
 #include "engine/constraint/constraint.h"
+#include "engine/dynamics/dynamics.h"
 #include "integrator.h"
 #include "moreau.h"
 #include "engine/core/spatial.h"
@@ -226,6 +227,9 @@ int mr_step(const mr_model *m, mr_data *d) {
     mr_integrate_euler(m, d);
   }
   if (!smooth) mr_constraint_project(m, d);
+  /* act_dot was evaluated with the forces at the start of the step (the midpoint's
+   * re-evaluations see the same ctrl and act, hence the same act_dot) */
+  mr_activation_advance(m, d, d->opt.timestep);
   d->nstep++;
   if (!mr_state_finite(m, d)) {
     d->warning_count++;

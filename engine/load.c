@@ -1,6 +1,7 @@
 /* mr_model_load: picks the front end (MJCF or URDF) for a file, prepares the spec for a
- * robot (floor, --hold, self-collision by the tree), compiles it, and finishes the model
- * (poses, self-collision by the poses, servo gains): engine/robot/robot.h. */
+ * robot (floor, --hold, self-collision by the tree), compiles it, finishes the model
+ * (poses, self-collision by the poses, servo gains: engine/robot/robot.h), then sets the
+ * constants that need the dynamics (setconst.h). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -8,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/io/spec.h"
 #include "engine/robot/robot.h"
+#include "setconst.h"
 
 enum { MR_FORMAT_UNKNOWN, MR_FORMAT_MJCF, MR_FORMAT_URDF };
 
@@ -75,6 +77,10 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
   if (rc == 0) rc = mr_robot_prepare(spec, opt, err, errlen);
   mr_model *m = rc == 0 ? mr_spec_compile(spec, err, errlen) : NULL;
   if (m) m = mr_robot_finish(spec, m, opt, err, errlen);
+  if (m && mr_model_setconst(m, spec, err, errlen) != 0) {
+    mr_model_free(m);
+    m = NULL;
+  }
   mr_spec_free(spec);
   return m;
 }

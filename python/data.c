@@ -46,6 +46,10 @@
   X(actuator_force, MR_PY_NU, 1)                \
   X(actuator_length, MR_PY_NU, 1)               \
   X(actuator_velocity, MR_PY_NU, 1)             \
+  X(act, MR_PY_NA, 1)                           \
+  X(act_dot, MR_PY_NA, 1)                       \
+  X(ten_length, MR_PY_NTENDON, 1)               \
+  X(ten_velocity, MR_PY_NTENDON, 1)             \
   X(qfrc_smooth, MR_PY_NV, 1)                   \
   X(qacc_smooth, MR_PY_NV, 1)                   \
   X(qfrc_constraint, MR_PY_NV, 1)

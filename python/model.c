@@ -19,7 +19,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Sizes: (attribute, mr_model field). */
 #define MODEL_SIZES(X)                                                                   \
   X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) X(nmat) \
-  X(ntex) X(neq) X(nexclude) X(npair) X(nkey) X(nM)
+  X(ntex) X(neq) X(nexclude) X(npair) X(nkey) X(nM) X(na) X(ntendon)
 
 /* Arrays: (field, element type, rows, columns); sizes as in module.h. */
 #define MODEL_ARRAYS(X)                                  \
@@ -75,14 +75,25 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
   X(site_pos, NPY_DOUBLE, MR_PY_NSITE, 3)                \
   X(site_quat, NPY_DOUBLE, MR_PY_NSITE, 4)               \
   X(cam_bodyid, NPY_INT, MR_PY_NCAM, 1)                  \
-  X(actuator_trnid, NPY_INT, MR_PY_NU, 1)                \
+  X(actuator_trntype, NPY_INT, MR_PY_NU, 1)              \
+  X(actuator_dyntype, NPY_INT, MR_PY_NU, 1)              \
+  X(actuator_gaintype, NPY_INT, MR_PY_NU, 1)             \
+  X(actuator_biastype, NPY_INT, MR_PY_NU, 1)             \
+  X(actuator_trnid, NPY_INT, MR_PY_NU, 2)                \
   X(actuator_ctrllimited, NPY_INT, MR_PY_NU, 1)          \
   X(actuator_forcelimited, NPY_INT, MR_PY_NU, 1)         \
-  X(actuator_gear, NPY_DOUBLE, MR_PY_NU, 1)              \
+  X(actuator_actlimited, NPY_INT, MR_PY_NU, 1)           \
+  X(actuator_gear, NPY_DOUBLE, MR_PY_NU, 6)              \
   X(actuator_ctrlrange, NPY_DOUBLE, MR_PY_NU, 2)         \
   X(actuator_forcerange, NPY_DOUBLE, MR_PY_NU, 2)        \
-  X(actuator_gainprm, NPY_DOUBLE, MR_PY_NU, 3)           \
-  X(actuator_biasprm, NPY_DOUBLE, MR_PY_NU, 3)           \
+  X(actuator_actrange, NPY_DOUBLE, MR_PY_NU, 2)          \
+  X(actuator_dynprm, NPY_DOUBLE, MR_PY_NU, MR_NDYN)      \
+  X(actuator_gainprm, NPY_DOUBLE, MR_PY_NU, MR_NGAIN)    \
+  X(actuator_biasprm, NPY_DOUBLE, MR_PY_NU, MR_NBIAS)    \
+  X(tendon_limited, NPY_INT, MR_PY_NTENDON, 1)           \
+  X(tendon_range, NPY_DOUBLE, MR_PY_NTENDON, 2)          \
+  X(tendon_stiffness, NPY_DOUBLE, MR_PY_NTENDON, 1)      \
+  X(tendon_damping, NPY_DOUBLE, MR_PY_NTENDON, 1)        \
   X(eq_type, NPY_INT, MR_PY_NEQ, 1)                      \
   X(eq_obj1id, NPY_INT, MR_PY_NEQ, 1)                    \
   X(eq_obj2id, NPY_INT, MR_PY_NEQ, 1)                    \
@@ -102,7 +113,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
   X(site_names, MR_OBJ_SITE) X(camera_names, MR_OBJ_CAMERA) X(light_names, MR_OBJ_LIGHT)  \
   X(mesh_names, MR_OBJ_MESH) X(material_names, MR_OBJ_MATERIAL)                            \
   X(texture_names, MR_OBJ_TEXTURE) X(actuator_names, MR_OBJ_ACTUATOR)                      \
-  X(equality_names, MR_OBJ_EQUALITY) X(key_names, MR_OBJ_KEY)
+  X(equality_names, MR_OBJ_EQUALITY) X(key_names, MR_OBJ_KEY) X(tendon_names, MR_OBJ_TENDON)
 
 /* Each array and name list gets a cache slot: the arrays first, then the names. */
 enum {
@@ -308,9 +319,11 @@ done:
   return result;
 }
 
-static const char *const kind_names[MR_OBJ_NTYPES] = {
+static const char *const kind_names[] = {
     "body", "joint", "geom", "site", "camera", "light", "mesh", "material", "texture",
-    "actuator", "equality", "key"};
+    "actuator", "equality", "key", "tendon"};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == MR_OBJ_NTYPES,
+               "a kind of object without its Python name");
 
 /* (m, kind) of name2id and id2name. */
 static int kind_args(PyObject *m, PyObject *kind, mr_py_model **pm) {
@@ -324,7 +337,7 @@ static int kind_args(PyObject *m, PyObject *kind, mr_py_model **pm) {
   for (int k = 0; k < MR_OBJ_NTYPES; k++)
     if (strcmp(text, kind_names[k]) == 0) return k;
   mr_py_raise("unknown object kind '%s' (body, joint, geom, site, camera, light, mesh, material, "
-              "texture, actuator, equality, key)", text);
+              "texture, actuator, equality, key, tendon)", text);
   return -1;
 }
 

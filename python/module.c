@@ -126,6 +126,8 @@ int mr_py_size(const mr_model *m, int size) {
     case MR_PY_NMESH: return m->nmesh;
     case MR_PY_NPAIR: return m->npair;
     case MR_PY_NEXCLUDE: return m->nexclude;
+    case MR_PY_NA: return m->na;
+    case MR_PY_NTENDON: return m->ntendon;
     default: return size;
   }
 }

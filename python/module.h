@@ -72,7 +72,8 @@ PyObject *mr_py_view(PyObject *owner, void *data, int typenum, int nd, const npy
 enum {
   MR_PY_NQ = -1, MR_PY_NV = -2, MR_PY_NU = -3, MR_PY_NBODY = -4, MR_PY_NJNT = -5,
   MR_PY_NGEOM = -6, MR_PY_NSITE = -7, MR_PY_NCAM = -8, MR_PY_NLIGHT = -9, MR_PY_NEQ = -10,
-  MR_PY_NKEY = -11, MR_PY_NM = -12, MR_PY_NMESH = -13, MR_PY_NPAIR = -14, MR_PY_NEXCLUDE = -15
+  MR_PY_NKEY = -11, MR_PY_NM = -12, MR_PY_NMESH = -13, MR_PY_NPAIR = -14, MR_PY_NEXCLUDE = -15,
+  MR_PY_NA = -16, MR_PY_NTENDON = -17
 };
 int mr_py_size(const mr_model *m, int size);
 

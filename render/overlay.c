@@ -183,6 +183,21 @@ static void overlay_hulls(mr_overlay *o, const mr_model *m, const mr_data *d) {
   }
 }
 
+/* Spatial tendons along their paths (d->wrap_xpos, from the kinematics) in their colour,
+ * broken at pulleys, with their sites as points; fixed tendons have no place in space. */
+static void overlay_tendons(mr_overlay *o, const mr_model *m, const mr_data *d) {
+  for (int t = 0; t < m->ntendon; t++) {
+    const float *rgba = m->tendon_rgba + 4 * t;
+    int adr = d->ten_wrapadr[t], n = d->ten_wrapnum[t];
+    for (int k = adr; k < adr + n; k++) {
+      if (d->wrap_obj[k] == -2) continue;
+      if (d->wrap_obj[k] == -1) mr_overlay_point(o, d->wrap_xpos + 3 * k, rgba);
+      if (k + 1 < adr + n && d->wrap_obj[k + 1] != -2)
+        mr_overlay_line(o, d->wrap_xpos + 3 * k, d->wrap_xpos + 3 * (k + 1), rgba);
+    }
+  }
+}
+
 /* A grid on z = 0 whose spacing follows the model's size. */
 static void overlay_grid(mr_overlay *o, double extent) {
   double step = pow(10, floor(log10(fmax(extent, 1e-3)))) / 2;
@@ -235,6 +250,7 @@ void mr_overlay_draw(mr_overlay *o, const mr_model *m, const mr_data *d, int fla
   if (flags & MR_OVERLAY_JOINTS) overlay_joints(o, m, d, len);
   if (flags & MR_OVERLAY_COM) overlay_com(o, m, d);
   if (flags & MR_OVERLAY_HULLS) overlay_hulls(o, m, d);
+  if (flags & MR_OVERLAY_TENDONS) overlay_tendons(o, m, d);
   if (spring) {
     mr_overlay_line(o, spring, spring + 3, COLOR_SPRING);
     mr_overlay_point(o, spring, COLOR_SPRING);

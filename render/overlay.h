@@ -1,6 +1,6 @@
 /* 3D overlays drawn over the scene as lines and points: contacts and their normals,
  * contact forces, friction cones, body frames, joint axes, centres of mass, convex hulls of
- * meshes, the ground grid, and the perturbation spring. */
+ * meshes, the ground grid, spatial tendons' paths, and the perturbation spring. */
 #ifndef MR_RENDER_OVERLAY_H
 #define MR_RENDER_OVERLAY_H
 
@@ -16,7 +16,8 @@ enum {
   MR_OVERLAY_JOINTS = 1 << 4,
   MR_OVERLAY_COM = 1 << 5,
   MR_OVERLAY_HULLS = 1 << 6,
-  MR_OVERLAY_GRID = 1 << 7
+  MR_OVERLAY_GRID = 1 << 7,
+  MR_OVERLAY_TENDONS = 1 << 8
 };
 
 typedef struct mr_overlay {

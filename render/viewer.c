@@ -118,6 +118,7 @@ static int viewer_load_model(mr_viewer *v, const char *path, int keep_camera, ch
   v->sim_lag = 0;
   if (model_has_plane(m)) v->overlay_flags &= ~MR_OVERLAY_GRID;
   else v->overlay_flags |= MR_OVERLAY_GRID;
+  v->overlay_flags |= MR_OVERLAY_TENDONS; /* shown unless hidden, as MuJoCo shows them */
   mr_scene_set_visibility(&v->scene, m, v->show_collision);
   mr_plot_history_clear(v->plots);
   return 0;

@@ -32,6 +32,7 @@ static const char HELP[] =
     "  M            centres of mass\n"
     "  V            convex hulls of meshes\n"
     "  G            ground grid\n"
+    "  N            tendons\n"
     "  O            collision geoms (URDF)\n"
     "Camera and mouse\n"
     "  left drag    orbit;  right drag: pan;  scroll / middle drag: zoom\n"
@@ -165,6 +166,7 @@ static int key_display(mr_viewer *v, int key) {
     case GLFW_KEY_M: key_overlay(v, MR_OVERLAY_COM, "centres of mass"); return 1;
     case GLFW_KEY_V: key_overlay(v, MR_OVERLAY_HULLS, "convex hulls"); return 1;
     case GLFW_KEY_G: key_overlay(v, MR_OVERLAY_GRID, "grid"); return 1;
+    case GLFW_KEY_N: key_overlay(v, MR_OVERLAY_TENDONS, "tendons"); return 1;
     case GLFW_KEY_O:
       v->show_collision = !v->show_collision;
       mr_scene_set_visibility(&v->scene, v->m, v->show_collision);

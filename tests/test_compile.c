@@ -354,10 +354,10 @@ static void test_errors(void) {
   expect_error(s, "test.xml:30:", "missing joint", "actuator joint");
 
   s = valid_spec();
-  s->joints[0].type = MR_JOINT_BALL;
   a = mr_spec_add_actuator(s, at(31));
+  s->actuators[a].trntype = MR_TRN_TENDON;
   s->actuators[a].joint = 0;
-  expect_error(s, "test.xml:31:", "ball joint", "actuator on a ball joint");
+  expect_error(s, "test.xml:31:", "missing tendon", "actuator on a missing tendon");
 
   s = valid_spec();
   s->joints[0].type = MR_JOINT_BALL;

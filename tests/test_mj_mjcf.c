@@ -121,9 +121,9 @@ static void view_from_spec(view *v, const mr_spec *s) {
   }
   for (int i = 0; i < s->nactuators; i++) {
     const mr_spec_actuator *a = &s->actuators[i];
-    v->act_gear[i] = a->gear;
+    v->act_gear[i] = a->gear[0];
     v->act_gain[i] = a->gainprm[0];
-    memcpy(v->act_bias + 3 * i, a->biasprm, 3 * sizeof(double));
+    if (a->biastype == MR_BIAS_AFFINE) memcpy(v->act_bias + 3 * i, a->biasprm, 3 * sizeof(double));
     v->act_joint[i] = a->joint;
   }
 }
@@ -165,10 +165,11 @@ static void view_from_model(view *v, const mr_model *m) {
   memcpy(v->geom_quat, m->geom_quat, 4 * sizeof(double) * (size_t)m->ngeom);
   memcpy(v->geom_friction, m->geom_friction, 3 * sizeof(double) * (size_t)m->ngeom);
   for (int i = 0; i < m->nu; i++) {
-    v->act_gear[i] = m->actuator_gear[i];
-    v->act_gain[i] = m->actuator_gainprm[3 * i];
-    memcpy(v->act_bias + 3 * i, m->actuator_biasprm + 3 * i, 3 * sizeof(double));
-    v->act_joint[i] = m->actuator_trnid[i];
+    v->act_gear[i] = m->actuator_gear[6 * i];
+    v->act_gain[i] = m->actuator_gainprm[MR_NGAIN * i];
+    if (m->actuator_biastype[i] == MR_BIAS_AFFINE)
+      memcpy(v->act_bias + 3 * i, m->actuator_biasprm + MR_NBIAS * i, 3 * sizeof(double));
+    v->act_joint[i] = m->actuator_trnid[2 * i];
   }
 }
 
@@ -240,15 +241,10 @@ static void compare(const char *tag, const view *v, const mjModel *mj, int compa
   }
 }
 
-/* Skipped actuators (tendon/site transmissions, muscles): nu is compared only without. */
+/* Skipped actuators (adhesion: body transmissions): nu is compared only without. */
 static int has_skipped_actuators(const mjModel *mj) {
-  for (int i = 0; i < mj->nu; i++) {
-    if (mj->actuator_trntype[i] != mjTRN_JOINT) return 1;
-    if (mj->actuator_dyntype[i] != mjDYN_NONE || mj->actuator_gaintype[i] != mjGAIN_FIXED)
-      return 1;
-    if (mj->actuator_biastype[i] != mjBIAS_NONE && mj->actuator_biastype[i] != mjBIAS_AFFINE)
-      return 1;
-  }
+  for (int i = 0; i < mj->nu; i++)
+    if (mj->actuator_trntype[i] == mjTRN_BODY) return 1;
   return 0;
 }
 

@@ -209,9 +209,9 @@ static void test_assets_actuators_equality(void) {
       "  <equality><weld body1='b'/><connect body1='b' anchor='1 2 3'/>\n"
       "    <joint joint1='j' polycoef='0 2 0 0 0'/></equality>\n"
       "  <actuator><motor joint='j' gear='3'/><position joint='j'/>\n"
-      "    <velocity joint='j' kv='4'/><muscle joint='j'/><motor tendon='t' name='tm'/>\n"
+      "    <velocity joint='j' kv='4'/><adhesion body='b' name='glue'/>\n"
       "    <general joint='j' gainprm='2' biasprm='1 2 3'/></actuator>\n"
-      "  <keyframe><key qpos='0.5' ctrl='1 2 3 4 5 6'/></keyframe>\n"
+      "  <keyframe><key qpos='0.5' ctrl='1 2 3 4 5'/></keyframe>\n"
       "</mujoco>\n",
       err, sizeof err);
   MR_REQUIRE(s);
@@ -231,8 +231,8 @@ static void test_assets_actuators_equality(void) {
   MR_CHECK_NEAR(s->equalities[2].data[1], 2, 0);
   MR_CHECK(s->nactuators == 4);
   MR_CHECK(s->actuators[0].kind == MR_ACT_MOTOR);
-  MR_CHECK_NEAR(s->actuators[0].gear, 3, 0);
-  MR_CHECK_NEAR(s->actuators[0].biasprm[1], 0, 0); /* biastype none */
+  MR_CHECK_NEAR(s->actuators[0].gear[0], 3, 0);
+  MR_CHECK(s->actuators[0].biastype == MR_BIAS_NONE); /* the class's position bias is off */
   MR_CHECK(s->actuators[1].kind == MR_ACT_POSITION);
   MR_CHECK_NEAR(s->actuators[1].gainprm[0], 7, 0);
   MR_CHECK_NEAR(s->actuators[1].biasprm[1], -7, 0);
@@ -242,7 +242,7 @@ static void test_assets_actuators_equality(void) {
   /* the class's <position> made the one actuator default affine: general inherits it */
   MR_CHECK_NEAR(s->actuators[3].biasprm[2], 3, 0);
   MR_CHECK(s->nkeys == 1 && s->keys[0].nqpos == 1 && s->keys[0].nctrl == 4);
-  MR_CHECK_NEAR(s->keys[0].ctrl[3], 6, 0); /* controls of skipped actuators dropped */
+  MR_CHECK_NEAR(s->keys[0].ctrl[3], 5, 0); /* the skipped adhesion actuator's control dropped */
   mr_spec_free(s);
 }
 
@@ -323,11 +323,11 @@ static int count_warnings(const char *name, const char *text, const char *needle
 static void test_warnings(void) {
   int n = count_warnings("warn.xml",
                          "<mujoco>\n<size njmax='10'/><visual/><statistic extent='2'/>\n"
-                         "<tendon/><sensor><jointpos joint='j'/></sensor><tendon/>\n"
+                         "<custom/><sensor><jointpos joint='j'/></sensor><custom/>\n"
                          "<worldbody><body><joint name='j'/><geom size='1'/><composite/>"
                          "<composite/></body></worldbody>\n</mujoco>\n",
                          "outside the supported");
-  MR_CHECK_MSG(n == 3, "%d warnings (tendon, sensor, composite expected once each)", n);
+  MR_CHECK_MSG(n == 3, "%d warnings (custom, sensor, composite expected once each)", n);
   n = count_warnings("warn2.xml", "<mujoco><size njmax='10'/><visual/><statistic/></mujoco>",
                      "warning");
   MR_CHECK_MSG(n == 0, "%d warnings for silently ignored sections", n);

@@ -227,8 +227,8 @@ static void test_transmissions(void) {
   MR_CHECK(m->actuator_kind[hip_l] == MR_ACT_MOTOR);
   MR_CHECK(m->actuator_kind[knee_l] == MR_ACT_POSITION);
   MR_CHECK(m->actuator_kind[hip_r] == MR_ACT_VELOCITY);
-  MR_CHECK(m->actuator_trnid[knee_l] == mr_name2id(m, MR_OBJ_JOINT, "knee_l"));
-  MR_CHECK(m->actuator_gear[hip_l] == 1); /* the command is the joint's, not the motor's */
+  MR_CHECK(m->actuator_trnid[2 * knee_l] == mr_name2id(m, MR_OBJ_JOINT, "knee_l"));
+  MR_CHECK(m->actuator_gear[6 * hip_l] == 1); /* the command is the joint's, not the motor's */
   /* effort limits: a motor's controls and every actuator's force */
   MR_CHECK(m->actuator_ctrllimited[hip_l] && m->actuator_ctrlrange[2 * hip_l + 1] == 20);
   MR_CHECK(m->actuator_forcelimited[knee_l] && m->actuator_forcerange[2 * knee_l] == -30);
@@ -239,13 +239,13 @@ static void test_transmissions(void) {
   const double w = MR_SERVO_BANDWIDTH;
   double mk = mass_diag(m, d, "knee_l", m->qpos0), mh = mass_diag(m, d, "hip_r", m->qpos0);
   MR_CHECK(mk > 0.01 && mh > mk);
-  MR_CHECK_NEAR(m->actuator_gainprm[3 * knee_l], mk * w * w, 1e-12 * mk * w * w);
-  MR_CHECK_NEAR(m->actuator_biasprm[3 * knee_l + 1], -mk * w * w, 1e-12 * mk * w * w);
+  MR_CHECK_NEAR(m->actuator_gainprm[MR_NGAIN * knee_l], mk * w * w, 1e-12 * mk * w * w);
+  MR_CHECK_NEAR(m->actuator_biasprm[MR_NBIAS * knee_l + 1], -mk * w * w, 1e-12 * mk * w * w);
   int knee_dof = m->jnt_dofadr[mr_name2id(m, MR_OBJ_JOINT, "knee_l")];
   MR_CHECK_NEAR(m->dof_damping[knee_dof], 2 * mk * w, 1e-12 * mk * w); /* implicit damping */
-  MR_CHECK(m->actuator_biasprm[3 * knee_l + 2] == 0);
-  MR_CHECK_NEAR(m->actuator_gainprm[3 * hip_r], mh * w, 1e-12 * mh * w);
-  MR_CHECK_NEAR(m->actuator_biasprm[3 * hip_r + 2], -mh * w, 1e-12 * mh * w);
+  MR_CHECK(m->actuator_biasprm[MR_NBIAS * knee_l + 2] == 0);
+  MR_CHECK_NEAR(m->actuator_gainprm[MR_NGAIN * hip_r], mh * w, 1e-12 * mh * w);
+  MR_CHECK_NEAR(m->actuator_biasprm[MR_NBIAS * hip_r + 2], -mh * w, 1e-12 * mh * w);
   /* a keyframe's servo targets are its own pose */
   int crouch = mr_name2id(m, MR_OBJ_KEY, "crouch");
   MR_CHECK(m->key_ctrl[(size_t)crouch * m->nu + knee_l] == 0.8);
@@ -289,14 +289,14 @@ static void test_hold(void) {
   for (int i = 0; i < 6; i++) {
     int u = actuator(m, joints[i]), j = mr_name2id(m, MR_OBJ_JOINT, joints[i]);
     if (u < 0) continue;
-    MR_CHECK(m->actuator_kind[u] == MR_ACT_POSITION && m->actuator_trnid[u] == j);
+    MR_CHECK(m->actuator_kind[u] == MR_ACT_POSITION && m->actuator_trnid[2 * u] == j);
     MR_CHECK(m->actuator_forcerange[2 * u + 1] == effort[i]);
     MR_CHECK(m->key_ctrl[(size_t)crouch * m->nu + u] == q[m->jnt_qposadr[j]]);
     /* the feet stand: every leg joint carries the rest of the robot when that is heavier */
     double diag = mass_diag(m, d, joints[i], q), prox = proximal_inertia(m, d, j);
     double inertia = fmax(diag, prox);
     MR_CHECK_MSG(prox > diag, "%s: proximal %g, M_ii %g", joints[i], prox, diag);
-    MR_CHECK_NEAR(m->actuator_gainprm[3 * u], inertia * w * w, 1e-9 * inertia * w * w);
+    MR_CHECK_NEAR(m->actuator_gainprm[MR_NGAIN * u], inertia * w * w, 1e-9 * inertia * w * w);
   }
   /* at qpos0 the targets are the joints' positions */
   mr_data_reset(m, d);
@@ -310,8 +310,8 @@ static void test_hold(void) {
   m = load(BIPED, (mr_load_options){.hold = 1, .hold_kp = 120, .hold_kd = 7});
   MR_REQUIRE(m && m->nu == 6);
   int u = actuator(m, "ankle_r");
-  MR_CHECK(m->actuator_gainprm[3 * u] == 120 && m->actuator_biasprm[3 * u + 1] == -120);
-  MR_CHECK(m->dof_damping[m->jnt_dofadr[m->actuator_trnid[u]]] == 7);
+  MR_CHECK(m->actuator_gainprm[MR_NGAIN * u] == 120 && m->actuator_biasprm[MR_NBIAS * u + 1] == -120);
+  MR_CHECK(m->dof_damping[m->jnt_dofadr[m->actuator_trnid[2 * u]]] == 7);
   mr_model_free(m);
 }
 

@@ -61,7 +61,7 @@ static mr_model *build_model(void) {
       mr_spec_actuator *a = &s->actuators[u];
       a->kind = MR_ACT_POSITION;
       a->joint = j;
-      a->gear = 1;
+      a->gear[0] = 1;
       a->ctrllimited = a->forcelimited = 1;
       a->ctrlrange[0] = a->forcerange[0] = -1;
       a->ctrlrange[1] = a->forcerange[1] = 1;
@@ -121,6 +121,28 @@ int main(void) {
     mr_model_free(h);
   } else {
     printf("humanoid not loaded (%s): skipped\n", err);
+  }
+
+  /* tendons (wrapping, pulleys, limits, equalities), muscles, site and crank transmissions,
+   * activations, with both integrators */
+  const char *tendon_models[] = {MOREAU_SOURCE_DIR "/models/tendon_wrap.xml",
+                                 MOREAU_SOURCE_DIR "/models/tendon_limits.xml",
+                                 MOREAU_SOURCE_DIR "/models/site_thrusters.xml",
+                                 MUJOCO_MODEL_DIR "/slider_crank/slider_crank.xml"};
+  for (int k = 0; k < 4; k++) {
+    mr_model *tm = mr_model_load(tendon_models[k], NULL, err, sizeof err);
+    MR_CHECK_MSG(tm != NULL, "%s", err);
+    if (!tm) continue;
+    mr_data *td = mr_data_create(tm);
+    MR_REQUIRE(td != NULL);
+    for (int u = 0; u < tm->nu; u++) td->ctrl[u] = 0.3 + 0.1 * u;
+    n = count_step_allocations(tm, td, 500);
+    td->opt.integrator = MR_INT_MIDPOINT;
+    n += count_step_allocations(tm, td, 100);
+    printf("%s: %ld allocations or frees in 600 steps\n", strrchr(tendon_models[k], '/') + 1, n);
+    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on %s", n, tendon_models[k]);
+    mr_data_free(td);
+    mr_model_free(tm);
   }
   MR_TEST_END();
 }

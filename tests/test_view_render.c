@@ -216,6 +216,17 @@ static void test_tracking(void) {
   stbi_image_free(landed.rgb);
 }
 
+static void test_tendons(void) {
+  /* arm26's tendons, shown by default and hidden by N: the pictures differ along them */
+  const char *arm = MUJOCO_MODEL_DIR "/tendon_arm/arm26.xml";
+  image shown = shoot(arm, 1, "", "tendons_on");
+  image hidden = shoot(arm, 1, "--keys 1:n", "tendons_off");
+  double changed = share_changed(&shown, &hidden);
+  MR_CHECK_MSG(changed > 0.0003 && changed < 0.05, "tendon lines cover %.5f of the picture", changed);
+  stbi_image_free(shown.rgb);
+  stbi_image_free(hidden.rgb);
+}
+
 static void test_errors(void) {
   char err[4096], args[1024];
   snprintf(args, sizeof args, "'%s/missing.xml' --frames 1", tmpdir);
@@ -252,6 +263,7 @@ int main(void) {
   test_urdf();
   test_sample_model();
   test_tracking();
+  test_tendons();
   test_errors();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -64,6 +64,7 @@ static size_t mr_count_names(const mr_spec *s) {
   MR_NAMES_OF(bodies) MR_NAMES_OF(joints) MR_NAMES_OF(geoms) MR_NAMES_OF(sites)
   MR_NAMES_OF(cameras) MR_NAMES_OF(lights) MR_NAMES_OF(meshes) MR_NAMES_OF(materials)
   MR_NAMES_OF(textures) MR_NAMES_OF(actuators) MR_NAMES_OF(equalities) MR_NAMES_OF(keys)
+  MR_NAMES_OF(tendons)
 #undef MR_NAMES_OF
   for (int i = 0; i < s->nmeshes; i++) n += mr_name_bytes(s->meshes[i].path);
   for (int i = 0; i < s->ntextures; i++) n += mr_name_bytes(s->textures[i].path);
@@ -97,7 +98,7 @@ static int mr_count_sizes(mr_compiler *c, mr_model *z) {
     z->nhullface += c->meshes[k].hull.nface;
   }
   z->nnames = (int)mr_count_names(s);
-  return 0;
+  return mr_compile_tendon_sizes(c, z);
 }
 
 /* Appends name (or nothing, for the shared empty string at 0) and returns its offset. */
@@ -126,6 +127,7 @@ static void mr_fill_names(const mr_compiler *c, mr_model *m) {
   MR_NAMES_TO(actuators, MR_OBJ_ACTUATOR)
   MR_NAMES_TO(equalities, MR_OBJ_EQUALITY)
   MR_NAMES_TO(keys, MR_OBJ_KEY)
+  MR_NAMES_TO(tendons, MR_OBJ_TENDON)
 #undef MR_NAMES_TO
   for (int i = 0; i < s->ngeoms; i++)
     m->name_adr[MR_OBJ_GEOM][i] = mr_put_name(m, &used, s->geoms[c->geom_order[i]].name);
@@ -153,7 +155,8 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
   if (err && errlen > 0) err[0] = 0;
   mr_compiler c = {s, err, errlen, NULL, NULL, NULL};
   mr_model sizes, *m = NULL;
-  if (mr_compile_check_spec(&c) || mr_compile_meshes(&c)) goto fail;
+  if (mr_compile_check_spec(&c) || mr_compile_check_tendons(&c) || mr_compile_meshes(&c))
+    goto fail;
   if (mr_order_geoms(&c) || mr_count_sizes(&c, &sizes)) {
     m = mr_out_of_memory(&c, NULL);
     goto fail;
@@ -172,6 +175,10 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
   }
   if (mr_compile_check_model(&c, m)) goto fail;
   mr_compile_copy(&c, m);
+  if (mr_compile_tendons(&c, m)) {
+    m = mr_out_of_memory(&c, m);
+    goto fail;
+  }
   mr_fill_names(&c, m);
   mr_compiler_free(&c);
   return m;

@@ -35,6 +35,9 @@ void mr_compile_meshes_free(mr_compiler *c);
 void mr_compile_tree(mr_compiler *c, mr_model *m);   /* bodies, joints, dofs, qpos0 */
 int mr_compile_geoms(mr_compiler *c, mr_model *m);   /* geoms, meshes, body inertia */
 void mr_compile_copy(mr_compiler *c, mr_model *m);   /* sites, cameras, ..., keyframes */
+int mr_compile_check_tendons(mr_compiler *c);        /* tendon paths, transmissions */
+int mr_compile_tendon_sizes(mr_compiler *c, mr_model *sizes); /* ntendon, nwrap, na, nJ* */
+int mr_compile_tendons(mr_compiler *c, mr_model *m); /* tendons, paths, J patterns */
 
 /* qpos / dof counts of a joint type. */
 static inline int mr_joint_nq(int type) {

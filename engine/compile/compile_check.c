@@ -179,24 +179,6 @@ static int mr_check_assets(mr_compiler *c) {
   return 0;
 }
 
-static int mr_check_actuators(mr_compiler *c) {
-  const mr_spec *s = c->s;
-  for (int i = 0; i < s->nactuators; i++) {
-    const mr_spec_actuator *a = &s->actuators[i];
-    if (a->joint < 0 || a->joint >= s->njoints)
-      return MR_FAIL(a->src, "actuator '%s' acts on a missing joint", mr_label(a->name));
-    int type = s->joints[a->joint].type;
-    /* One gear number cannot say which of a multi-dof joint's dofs it drives. */
-    if (type == MR_JOINT_FREE || type == MR_JOINT_BALL)
-      return MR_FAIL(a->src, "actuator '%s' drives a %s joint (only hinge and slide joints "
-                     "can be actuated)", mr_label(a->name), type == MR_JOINT_FREE ? "free" : "ball");
-    if (!isfinite(a->gear) || !mr_all_finite(a->ctrlrange, 2) || !mr_all_finite(a->forcerange, 2) ||
-        !mr_all_finite(a->gainprm, 3) || !mr_all_finite(a->biasprm, 3))
-      return MR_FAIL(a->src, "actuator '%s' has a non-finite number", mr_label(a->name));
-  }
-  return 0;
-}
-
 static int mr_check_equalities(mr_compiler *c) {
   const mr_spec *s = c->s;
   for (int i = 0; i < s->nequalities; i++) {
@@ -208,6 +190,9 @@ static int mr_check_equalities(mr_compiler *c) {
     } else if (e->type == MR_EQ_JOINT) {
       if (e->obj1 < 0 || e->obj1 >= s->njoints || e->obj2 < -1 || e->obj2 >= s->njoints)
         return MR_FAIL(e->src, "equality '%s' refers to a missing joint", name);
+    } else if (e->type == MR_EQ_TENDON) {
+      if (e->obj1 < 0 || e->obj1 >= s->ntendons || e->obj2 < -1 || e->obj2 >= s->ntendons)
+        return MR_FAIL(e->src, "equality '%s' refers to a missing tendon", name);
     } else {
       return MR_FAIL(e->src, "equality '%s' has an unknown type %d", name, e->type);
     }
@@ -236,7 +221,8 @@ static int mr_check_filters(mr_compiler *c) {
     const mr_spec_key *k = &s->keys[i];
     if (!isfinite(k->time) || (k->qpos && !mr_all_finite(k->qpos, k->nqpos)) ||
         (k->qvel && !mr_all_finite(k->qvel, k->nqvel)) ||
-        (k->ctrl && !mr_all_finite(k->ctrl, k->nctrl)))
+        (k->ctrl && !mr_all_finite(k->ctrl, k->nctrl)) ||
+        (k->act && !mr_all_finite(k->act, k->nact)))
       return MR_FAIL(k->src, "keyframe '%s' has a non-finite number", mr_label(k->name));
   }
   return 0;
@@ -258,8 +244,8 @@ int mr_compile_check_spec(mr_compiler *c) {
     return MR_FAIL(src, "model has no world body");
   }
   if (mr_check_options(c) || mr_check_bodies(c) || mr_check_joints(c) || mr_check_geoms(c) ||
-      mr_check_attached(c) || mr_check_assets(c) || mr_check_actuators(c) ||
-      mr_check_equalities(c) || mr_check_filters(c))
+      mr_check_attached(c) || mr_check_assets(c) || mr_check_equalities(c) ||
+      mr_check_filters(c))
     return -1;
   return 0;
 }
@@ -278,6 +264,9 @@ static int mr_check_keys(mr_compiler *c, const mr_model *m) {
     if (k->ctrl && k->nctrl != m->nu)
       return MR_FAIL(k->src, "keyframe '%s' has %d ctrl values, the model has nu = %d", name,
                      k->nctrl, m->nu);
+    if (k->act && k->nact != m->na)
+      return MR_FAIL(k->src, "keyframe '%s' has %d act values, the model has na = %d", name,
+                     k->nact, m->na);
   }
   return 0;
 }

@@ -61,14 +61,25 @@ static void mr_copy_actuators(const mr_spec *s, mr_model *m) {
   for (int i = 0; i < m->nu; i++) {
     const mr_spec_actuator *a = &s->actuators[i];
     m->actuator_kind[i] = a->kind;
-    m->actuator_trnid[i] = a->joint;
+    m->actuator_trntype[i] = a->trntype;
+    m->actuator_dyntype[i] = a->dyntype;
+    m->actuator_gaintype[i] = a->gaintype;
+    m->actuator_biastype[i] = a->biastype;
+    m->actuator_trnid[2 * i] = a->joint;
+    m->actuator_trnid[2 * i + 1] = a->trnid2;
+    m->actuator_group[i] = a->group;
     m->actuator_ctrllimited[i] = a->ctrllimited;
     m->actuator_forcelimited[i] = a->forcelimited;
-    m->actuator_gear[i] = a->gear;
+    m->actuator_actlimited[i] = a->actlimited;
+    memcpy(m->actuator_dynprm + MR_NDYN * i, a->dynprm, MR_NDYN * sizeof(double));
+    memcpy(m->actuator_gainprm + MR_NGAIN * i, a->gainprm, MR_NGAIN * sizeof(double));
+    memcpy(m->actuator_biasprm + MR_NBIAS * i, a->biasprm, MR_NBIAS * sizeof(double));
     memcpy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2 * sizeof(double));
     memcpy(m->actuator_forcerange + 2 * i, a->forcerange, 2 * sizeof(double));
-    memcpy(m->actuator_gainprm + 3 * i, a->gainprm, 3 * sizeof(double));
-    memcpy(m->actuator_biasprm + 3 * i, a->biasprm, 3 * sizeof(double));
+    memcpy(m->actuator_actrange + 2 * i, a->actrange, 2 * sizeof(double));
+    memcpy(m->actuator_lengthrange + 2 * i, a->lengthrange, 2 * sizeof(double));
+    memcpy(m->actuator_gear + 6 * i, a->gear, 6 * sizeof(double));
+    m->actuator_cranklength[i] = a->cranklength;
   }
 }
 
@@ -79,7 +90,7 @@ static void mr_copy_equalities(const mr_spec *s, mr_model *m) {
     m->eq_obj1id[i] = e->obj1;
     /* The spec names the world body 0; the model says -1 for "the world" / "none". */
     int body_pair = e->type == MR_EQ_CONNECT || e->type == MR_EQ_WELD;
-    m->eq_obj2id[i] = body_pair && e->obj2 == 0 ? -1 : e->obj2;
+    m->eq_obj2id[i] = body_pair && e->obj2 == 0 ? -1 : e->obj2; /* joints, tendons: -1 none */
     m->eq_active[i] = e->active;
     memcpy(m->eq_data + 11 * i, e->data, 11 * sizeof(double));
     memcpy(m->eq_solref + 2 * i, e->solref, 2 * sizeof(double));
@@ -116,6 +127,7 @@ static void mr_copy_keys(const mr_spec *s, mr_model *m) {
       memcpy(qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
     if (k->qvel) memcpy(m->key_qvel + (size_t)i * m->nv, k->qvel, sizeof(double) * (size_t)m->nv);
     if (k->ctrl) memcpy(m->key_ctrl + (size_t)i * m->nu, k->ctrl, sizeof(double) * (size_t)m->nu);
+    if (k->act) memcpy(m->key_act + (size_t)i * m->na, k->act, sizeof(double) * (size_t)m->na);
   }
 }
 

@@ -93,25 +93,25 @@ void mr_body_pose0(const mr_model *m, int b, double pos[3], double quat[4]) {
 
 /* ------------------------------------------------------------------ limits */
 
+int mr_range_sides(double x, double v, const double range[2], double margin, double dt) {
+  double reach = MR_LIMIT_LOOKAHEAD * dt;
+  int sides = 0;
+  if (x - range[0] < margin + reach * fmax(0, -v)) sides |= 1;
+  if (range[1] - x < margin + reach * fmax(0, v)) sides |= 2;
+  return sides;
+}
+
 /* Active sides of the limit of joint j: bit 0 lower, bit 1 upper. */
 static int mr_limit_sides(const mr_model *m, const mr_data *d, int j) {
   int type = m->jnt_type[j];
   if (!m->jnt_limited[j] || (type != MR_JOINT_HINGE && type != MR_JOINT_SLIDE)) return 0;
-  double q = d->qpos[m->jnt_qposadr[j]], v = d->qvel[m->jnt_dofadr[j]];
-  double reach = MR_LIMIT_LOOKAHEAD * d->opt.timestep, margin = m->jnt_margin[j];
-  const double *range = m->jnt_range + 2 * j;
-  int sides = 0;
-  if (q - range[0] < margin + reach * fmax(0, -v)) sides |= 1;
-  if (range[1] - q < margin + reach * fmax(0, v)) sides |= 2;
-  return sides;
+  return mr_range_sides(d->qpos[m->jnt_qposadr[j]], d->qvel[m->jnt_dofadr[j]],
+                        m->jnt_range + 2 * j, m->jnt_margin[j], d->opt.timestep);
 }
 
 static int mr_limit_count(const mr_model *m, const mr_data *d) {
   int n = 0;
-  for (int j = 0; j < m->njnt; j++) {
-    int s = mr_limit_sides(m, d, j);
-    n += (s & 1) + (s >> 1);
-  }
+  for (int j = 0; j < m->njnt; j++) n += mr_side_count(mr_limit_sides(m, d, j));
   return n;
 }
 
@@ -174,7 +174,8 @@ static int mr_contact_cap(const mr_data *d, const mr_rows *r) {
 static int mr_constraint_fill(const mr_model *m, mr_data *d, mr_rows *r) {
   const size_t nv = (size_t)m->nv;
   r->neq = mr_equality_rows(m);
-  r->nlim = mr_limit_count(m, d);
+  int joint_limits = mr_limit_count(m, d);
+  r->nlim = joint_limits + mr_tendon_limit_count(m, d);
   /* scratch: the contact selection's (ncon), or 3 nv for a contact's point Jacobian then
    * 3 nv ints (in 1.5 nv doubles) for its dof lists; 6 nv for the weld rows */
   int *keep = mr_arena_ints(d, (size_t)d->ncon + 1);
@@ -188,10 +189,12 @@ static int mr_constraint_fill(const mr_model *m, mr_data *d, mr_rows *r) {
   if (!dense_eq || mr_rows_alloc(d, r)) return -1;
   mr_equality_eval(m, d, r->phi, dense_eq, scratch);
   int *dofs = (int *)(scratch + 3 * nv);
-  int nnz = mr_equality_nonzeros(r, dense_eq) + r->nlim + mr_contact_nonzeros(m, d, keep, dofs);
+  int nnz = mr_equality_nonzeros(r, dense_eq) + joint_limits + mr_tendon_limit_nonzeros(m, d) +
+            mr_contact_nonzeros(m, d, keep, dofs);
   if (mr_rows_alloc_nonzeros(d, r, nnz)) return -1;
   mr_equality_rows_fill(m, r, dense_eq);
   mr_limit_rows(m, d, r);
+  mr_tendon_limit_rows(m, d, r, r->neq + joint_limits);
   mr_contact_rows_fill(m, d, r, keep, scratch);
   mr_rows_end(r);
   return 0;
@@ -249,12 +252,15 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   for (int j = 0; j < m->njnt; j++)
     if (m->jnt_limited[j] && (m->jnt_type[j] == MR_JOINT_HINGE || m->jnt_type[j] == MR_JOINT_SLIDE))
       nlim += 2;
+  int tendon_nnz;
+  size_t tendon_rows = (size_t)mr_tendon_limit_capacity(m, &tendon_nnz);
+  nlim += tendon_rows;
   size_t ncrow = mr_min_size(3 * maxcon, MR_MAX_ROWS), nrow = neq + nlim + ncrow;
   if (nrow == 0) return 0;
   int maxchain, maxtree;
   mr_chain_sizes(m, &maxchain, &maxtree);
   size_t pair = mr_min_size(nv, 2 * (size_t)maxchain), trees = mr_min_size(nv, 2 * (size_t)maxtree);
-  size_t nnz = neq * nv + nlim + ncrow * pair;
+  size_t nnz = neq * nv + (nlim - tendon_rows) + (size_t)tendon_nnz + ncrow * pair;
   size_t ndense = mr_min_size(nrow, MR_DENSE_MAX_ROWS);
   size_t npays = mr_min_size(nrow, trees + pair);
   size_t gsize = ndense * ndense > npays * npays ? ndense * ndense : npays * npays;

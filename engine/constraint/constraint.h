@@ -12,11 +12,12 @@
  *   mr_constraint_project   after the position update: Newton projection of the equality
  *                           constraints back onto their manifold (post-stabilization)
  *
- * Rows are ordered as engine/solver/solver.h describes: bilateral equality rows, then one
- * unilateral row per active joint-limit side, then 3 rows per contact (normal, t1, t2).
+ * Rows are ordered as engine/solver/solver.h describes: bilateral equality rows (tendon
+ * equalities among them), then one unilateral row per active joint-limit side, then one per
+ * active tendon-limit side (tendon_rows.c), then 3 rows per contact (normal, t1, t2).
  * Sign conventions: a contact's normal velocity is that of body2 relative to body1 along
  * the normal (geom1 -> geom2), so c_N > 0 separates; a limit row's velocity is positive
- * when the joint moves back into its range; equality rows are d(phi)/dt.
+ * when the joint or tendon moves back into its range; equality rows are d(phi)/dt.
  *
  * J is stored by its nonzeros (compressed rows): a contact's rows over the dofs of its two
  * bodies' chains, a limit's over its one dof, an equality's over the dofs it touches, so
@@ -142,7 +143,8 @@ typedef struct mr_rows {
   double *J;    /* nnz: their values */
   double *phi;  /* nrow: position-level value (normal rows: dist; tangent rows: 0) */
   double *bias; /* nrow: stabilization + restitution, added to J v_free in g */
-  int *id;      /* nrow: equality id, joint id (limits), d->contact index (contacts) */
+  int *id;      /* nrow: equality id, joint id (joint limits), -1 - (2 tendon + side)
+                   (tendon limits), d->contact index (contacts) */
 
   double *mu;     /* ncon */
   double *dist;   /* ncon */

@@ -263,13 +263,19 @@ int mr_solver_index(const mr_data *d) {
  * side, -1 for the upper (constraint.c). */
 static int mr_limit_side(const mr_rows *r, int row) { return r->J[r->nzadr[row]] > 0 ? 0 : 1; }
 
+/* Where a limit row's impulse is kept between steps: by joint side, or by tendon side for
+ * the tendon-limit rows (negative ids, tendon_rows.c). */
+static double *mr_limit_slot(mr_data *d, const mr_rows *r, int row) {
+  if (r->id[row] < 0) return mr_tendon_limit_slot(d, r->id[row]);
+  return d->limit_impulse + 2 * r->id[row] + mr_limit_side(r, row);
+}
+
 /* Warm start: contacts from their persistent impulse, limits from last step's impulse of
  * the same joint side, equalities from zero (their impulses are not kept). */
-static void mr_warm_start(const mr_data *d, const mr_rows *r, double *lambda) {
+static void mr_warm_start(mr_data *d, const mr_rows *r, double *lambda) {
   int base = r->neq + r->nlim;
   memset(lambda, 0, (size_t)r->neq * sizeof(double));
-  for (int i = r->neq; i < base; i++)
-    lambda[i] = d->limit_impulse[2 * r->id[i] + mr_limit_side(r, i)];
+  for (int i = r->neq; i < base; i++) lambda[i] = *mr_limit_slot(d, r, i);
   for (int k = 0; k < r->ncon; k++)
     memcpy(lambda + base + 3 * k, d->contact[r->id[base + 3 * k]].impulse, 3 * sizeof(double));
 }
@@ -282,7 +288,8 @@ static void mr_write_impulses(const mr_model *m, mr_data *d, const mr_rows *r, c
   for (int k = 0; k < r->ncon; k++)
     memcpy(d->contact[r->id[base + 3 * k]].impulse, lambda + base + 3 * k, 3 * sizeof(double));
   memset(d->limit_impulse, 0, 2 * (size_t)m->njnt * sizeof(double));
-  for (int i = r->neq; i < base; i++) d->limit_impulse[2 * r->id[i] + mr_limit_side(r, i)] = lambda[i];
+  memset(d->ten_limit_impulse, 0, 2 * (size_t)m->ntendon * sizeof(double));
+  for (int i = r->neq; i < base; i++) *mr_limit_slot(d, r, i) = lambda[i];
 }
 
 static int mr_all_finite(const double *x, int n) {

@@ -25,6 +25,7 @@ int mr_equality_size(const mr_model *m, int e) {
     case MR_EQ_CONNECT: return 3;
     case MR_EQ_WELD: return 6;
     case MR_EQ_JOINT: return 1;
+    case MR_EQ_TENDON: return 1;
     default: return 0;
   }
 }
@@ -152,6 +153,7 @@ void mr_equality_eval(const mr_model *m, const mr_data *d, double *phi, double *
       case MR_EQ_CONNECT: mr_eq_connect(m, d, e, phi + row, Je); break;
       case MR_EQ_WELD: mr_eq_weld(m, d, e, phi + row, Je, scratch); break;
       case MR_EQ_JOINT: mr_eq_joint(m, d, e, phi + row, Je); break;
+      case MR_EQ_TENDON: mr_eq_tendon(m, d, e, phi + row, Je); break;
     }
     row += n;
   }

@@ -23,6 +23,28 @@ int mr_body_last_dof(const mr_model *m, int b);
  * when `separable`. */
 double mr_unilateral_bias(double phi, double erp, double dt, int separable);
 
+/* Which sides of a limit are rows: bit 0 (lower) when x - range[0] is below the margin or
+ * would be within MR_LIMIT_LOOKAHEAD steps of dt at the speed v, bit 1 likewise for
+ * range[1] - x (constraint.c; joints and tendons). */
+int mr_range_sides(double x, double v, const double range[2], double margin, double dt);
+static inline int mr_side_count(int sides) { return (sides & 1) + (sides >> 1); }
+
+/* ------------------------------------------------------------------ tendon_rows.c */
+
+/* Tendon-limit rows active now (in the limit block after the joints'), their nonzeros,
+ * and the most rows and nonzeros they can have. */
+int mr_tendon_limit_count(const mr_model *m, const mr_data *d);
+int mr_tendon_limit_nonzeros(const mr_model *m, const mr_data *d);
+int mr_tendon_limit_capacity(const mr_model *m, int *max_nonzeros);
+/* Appends the tendon-limit rows from row `row` on; their ids are negative
+ * (-1 - (2 t + side)). */
+void mr_tendon_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r, int row);
+/* Where the impulse of the tendon-limit row with id `id` is kept between steps. */
+double *mr_tendon_limit_slot(mr_data *d, int id);
+/* phi and, unless J is NULL, the dense Jacobian row (added into J, nv) of tendon
+ * equality e. */
+void mr_eq_tendon(const mr_model *m, const mr_data *d, int e, double *phi, double *J);
+
 /* ------------------------------------------------------------------ delassus.c */
 
 /* Dof range [lo, hi) of the kinematic tree of each dof: M is block diagonal over the trees

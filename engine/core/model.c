@@ -105,15 +105,52 @@
   X(float, tex_rgb1, 3 * m->ntex)                       \
   X(float, tex_rgb2, 3 * m->ntex)                       \
   X(int, tex_pathadr, m->ntex)                          \
+  X(int, tendon_adr, m->ntendon)                        \
+  X(int, tendon_num, m->ntendon)                        \
+  X(int, tendon_limited, m->ntendon)                    \
+  X(int, tendon_group, m->ntendon)                      \
+  X(int, tendon_matid, m->ntendon)                      \
+  X(double, tendon_range, 2 * m->ntendon)               \
+  X(double, tendon_margin, m->ntendon)                  \
+  X(double, tendon_stiffness, m->ntendon)               \
+  X(double, tendon_damping, m->ntendon)                 \
+  X(double, tendon_frictionloss, m->ntendon)            \
+  X(double, tendon_lengthspring, m->ntendon)            \
+  X(double, tendon_length0, m->ntendon)                 \
+  X(double, tendon_width, m->ntendon)                   \
+  X(double, tendon_solref_lim, 2 * m->ntendon)          \
+  X(double, tendon_solimp_lim, 5 * m->ntendon)          \
+  X(float, tendon_rgba, 4 * m->ntendon)                 \
+  X(int, tendon_Jrowadr, m->ntendon)                    \
+  X(int, tendon_Jrownnz, m->ntendon)                    \
+  X(int, tendon_Jcolind, m->nJten)                      \
+  X(int, wrap_type, m->nwrap)                           \
+  X(int, wrap_objid, m->nwrap)                          \
+  X(double, wrap_prm, m->nwrap)                         \
   X(int, actuator_kind, m->nu)                          \
-  X(int, actuator_trnid, m->nu)                         \
+  X(int, actuator_trntype, m->nu)                       \
+  X(int, actuator_dyntype, m->nu)                       \
+  X(int, actuator_gaintype, m->nu)                      \
+  X(int, actuator_biastype, m->nu)                      \
+  X(int, actuator_trnid, 2 * m->nu)                     \
+  X(int, actuator_group, m->nu)                         \
   X(int, actuator_ctrllimited, m->nu)                   \
   X(int, actuator_forcelimited, m->nu)                  \
-  X(double, actuator_gear, m->nu)                       \
+  X(int, actuator_actlimited, m->nu)                    \
+  X(double, actuator_dynprm, MR_NDYN * m->nu)           \
+  X(double, actuator_gainprm, MR_NGAIN * m->nu)         \
+  X(double, actuator_biasprm, MR_NBIAS * m->nu)         \
   X(double, actuator_ctrlrange, 2 * m->nu)              \
   X(double, actuator_forcerange, 2 * m->nu)             \
-  X(double, actuator_gainprm, 3 * m->nu)                \
-  X(double, actuator_biasprm, 3 * m->nu)                \
+  X(double, actuator_actrange, 2 * m->nu)               \
+  X(double, actuator_gear, 6 * m->nu)                   \
+  X(double, actuator_cranklength, m->nu)                \
+  X(double, actuator_acc0, m->nu)                       \
+  X(double, actuator_length0, m->nu)                    \
+  X(double, actuator_lengthrange, 2 * m->nu)            \
+  X(int, actuator_Jrowadr, m->nu)                       \
+  X(int, actuator_Jrownnz, m->nu)                       \
+  X(int, actuator_Jcolind, m->nJmom)                    \
   X(int, eq_type, m->neq)                               \
   X(int, eq_obj1id, m->neq)                             \
   X(int, eq_obj2id, m->neq)                             \
@@ -134,6 +171,7 @@
   X(double, key_qpos, (size_t)m->nkey * m->nq)          \
   X(double, key_qvel, (size_t)m->nkey * m->nv)          \
   X(double, key_ctrl, (size_t)m->nkey * m->nu)          \
+  X(double, key_act, (size_t)m->nkey * m->na)           \
   X(char, names, m->nnames)
 
 /* Number of objects of each named type, in mr_obj_type order. */
@@ -151,6 +189,7 @@ static int mr_model_count(const mr_model *m, int type) {
     case MR_OBJ_ACTUATOR: return m->nu;
     case MR_OBJ_EQUALITY: return m->neq;
     case MR_OBJ_KEY: return m->nkey;
+    case MR_OBJ_TENDON: return m->ntendon;
     default: return 0;
   }
 }

@@ -43,17 +43,68 @@ typedef enum mr_geom_type {
   MR_GEOM_NTYPES = 8
 } mr_geom_type;
 
+/* The MJCF element an actuator came from (informational: the dynamics read the types and
+ * parameters below, which every kind sets as MuJoCo's shortcuts do). */
 typedef enum mr_actuator_kind {
   MR_ACT_MOTOR = 0,
   MR_ACT_POSITION = 1,
   MR_ACT_VELOCITY = 2,
-  MR_ACT_GENERAL = 3
+  MR_ACT_GENERAL = 3,
+  MR_ACT_MUSCLE = 4,
+  MR_ACT_CYLINDER = 5,
+  MR_ACT_DAMPER = 6,
+  MR_ACT_INTVELOCITY = 7
 } mr_actuator_kind;
+
+/* Actuator transmission, activation dynamics, gain and bias: MuJoCo's mjtTrn, mjtDyn,
+ * mjtGain, mjtBias numbering. */
+typedef enum mr_trn_type {
+  MR_TRN_JOINT = 0,         /* hinge or slide joint: length = gear[0] q */
+  MR_TRN_JOINTINPARENT = 1, /* the same for hinge and slide joints */
+  MR_TRN_SLIDERCRANK = 2,   /* slider-crank linkage between two sites */
+  MR_TRN_TENDON = 3,        /* length = gear[0] ten_length */
+  MR_TRN_SITE = 4           /* 6-D force/torque gear in the site frame; length 0 */
+} mr_trn_type;
+
+typedef enum mr_dyn_type {
+  MR_DYN_NONE = 0,       /* no activation: the control drives the force */
+  MR_DYN_INTEGRATOR = 1, /* act_dot = ctrl */
+  MR_DYN_FILTER = 2,     /* act_dot = (ctrl - act) / dynprm[0] */
+  MR_DYN_MUSCLE = 3      /* MuJoCo's muscle activation (time constants dynprm[0..1]) */
+} mr_dyn_type;
+
+typedef enum mr_gain_type {
+  MR_GAIN_FIXED = 0,  /* gainprm[0] */
+  MR_GAIN_AFFINE = 1, /* gainprm[0] + gainprm[1] length + gainprm[2] velocity */
+  MR_GAIN_MUSCLE = 2  /* MuJoCo's force-length-velocity curve */
+} mr_gain_type;
+
+typedef enum mr_bias_type {
+  MR_BIAS_NONE = 0,
+  MR_BIAS_AFFINE = 1, /* biasprm[0] + biasprm[1] length + biasprm[2] velocity */
+  MR_BIAS_MUSCLE = 2  /* MuJoCo's passive muscle force */
+} mr_bias_type;
+
+/* Parameters per actuator (MuJoCo's mjNDYN, mjNGAIN, mjNBIAS). */
+#define MR_NDYN 10
+#define MR_NGAIN 10
+#define MR_NBIAS 10
+
+/* Objects along a tendon's path: MuJoCo's mjtWrap numbering. */
+typedef enum mr_wrap_type {
+  MR_WRAP_NONE = 0,
+  MR_WRAP_JOINT = 1,   /* fixed tendon: coef (wrap_prm) times a joint's position */
+  MR_WRAP_PULLEY = 2,  /* starts a branch whose length is divided by wrap_prm */
+  MR_WRAP_SITE = 3,    /* the path passes through the site */
+  MR_WRAP_SPHERE = 4,  /* the path wraps around the sphere geom (wrap_prm: side site or -1) */
+  MR_WRAP_CYLINDER = 5 /* ... around the (infinite) cylinder geom */
+} mr_wrap_type;
 
 typedef enum mr_eq_type {
   MR_EQ_CONNECT = 0, /* ball joint between two bodies: 3 rows */
   MR_EQ_WELD = 1,    /* 6 rows */
-  MR_EQ_JOINT = 2    /* q1 = poly(q2): 1 row (URDF mimic) */
+  MR_EQ_JOINT = 2,   /* q1 = poly(q2): 1 row (URDF mimic) */
+  MR_EQ_TENDON = 3   /* L1 = poly(L2) on tendon lengths: 1 row */
 } mr_eq_type;
 
 typedef enum mr_integrator {
@@ -74,6 +125,7 @@ typedef enum mr_obj_type {
   MR_OBJ_ACTUATOR,
   MR_OBJ_EQUALITY,
   MR_OBJ_KEY,
+  MR_OBJ_TENDON,
   MR_OBJ_NTYPES
 } mr_obj_type;
 
@@ -109,6 +161,9 @@ typedef struct mr_model {
   /* sizes */
   int nq, nv, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmat, ntex;
   int nu, neq, nexclude, npair, nkey;
+  int ntendon, nwrap; /* tendons, and the objects along their paths */
+  int na;             /* activation states: actuators with dynamics, which come last */
+  int nJten, nJmom;   /* entries of the sparse tendon Jacobians and actuator moments */
   int nmeshvert, nmeshface, nhullvert, nhullface; /* totals over all meshes */
   int nM;        /* nonzeros of the lower triangle of M (branch sparsity) */
   int nnames;    /* bytes in names */
@@ -225,25 +280,68 @@ typedef struct mr_model {
   float *tex_rgb1, *tex_rgb2;  /* ntex x3 */
   int *tex_pathadr;     /* ntex: address in names of the file path, -1 if builtin */
 
-  /* actuators: force = gain * ctrl + bias[0] + bias[1] * length + bias[2] * velocity,
-   * applied through a joint transmission with gear (length = gear * q). */
+  /* tendons: a fixed tendon is a linear combination of joint positions, a spatial tendon a
+   * path through sites, wrapping around sphere and cylinder geoms, in branches started by
+   * pulleys. Length limits are constraint rows; stiffness and damping passive forces. */
+  int *tendon_adr, *tendon_num; /* ntendon: the tendon's objects in wrap_* */
+  int *tendon_limited;          /* ntendon */
+  int *tendon_group;            /* ntendon */
+  int *tendon_matid;            /* ntendon: -1 if none */
+  double *tendon_range;         /* ntendon x2 */
+  double *tendon_margin;        /* ntendon */
+  double *tendon_stiffness;     /* ntendon */
+  double *tendon_damping;       /* ntendon */
+  double *tendon_frictionloss;  /* ntendon: read, not simulated (as for joints) */
+  double *tendon_lengthspring;  /* ntendon: spring rest length (at qpos_spring if not given) */
+  double *tendon_length0;       /* ntendon: length at qpos0 */
+  double *tendon_width;         /* ntendon: drawing radius */
+  double *tendon_solref_lim;    /* ntendon x2 */
+  double *tendon_solimp_lim;    /* ntendon x5 */
+  float *tendon_rgba;           /* ntendon x4 */
+  /* The dofs a tendon's Jacobian may touch (the chains of the bodies on its path, or its
+   * joints), ascending; d->ten_J holds the values in this order. */
+  int *tendon_Jrowadr, *tendon_Jrownnz; /* ntendon */
+  int *tendon_Jcolind;                  /* nJten */
+  int *wrap_type;     /* nwrap: mr_wrap_type */
+  int *wrap_objid;    /* nwrap: joint, site or geom id; -1 for a pulley */
+  double *wrap_prm;   /* nwrap: joint coef, pulley divisor, or a geom's side site id (-1) */
+
+  /* actuators (MuJoCo's model): force = gain * (act or ctrl) + bias, applied through the
+   * transmission's moment arms; actuators with activation dynamics come after the others,
+   * actuator u owning act[u - (nu - na)]. */
   int *actuator_kind;      /* nu: mr_actuator_kind */
-  int *actuator_trnid;     /* nu: joint id */
+  int *actuator_trntype;   /* nu: mr_trn_type */
+  int *actuator_dyntype;   /* nu: mr_dyn_type */
+  int *actuator_gaintype;  /* nu: mr_gain_type */
+  int *actuator_biastype;  /* nu: mr_bias_type */
+  int *actuator_trnid;     /* nu x2: joint, tendon or site id; the slider site of a crank */
+  int *actuator_group;     /* nu */
   int *actuator_ctrllimited;  /* nu */
   int *actuator_forcelimited; /* nu */
-  double *actuator_gear;   /* nu */
+  int *actuator_actlimited;   /* nu */
+  double *actuator_dynprm;     /* nu x MR_NDYN */
+  double *actuator_gainprm;    /* nu x MR_NGAIN */
+  double *actuator_biasprm;    /* nu x MR_NBIAS */
   double *actuator_ctrlrange;  /* nu x2 */
   double *actuator_forcerange; /* nu x2 */
-  double *actuator_gainprm;    /* nu x3 (only [0] is used: fixed gain) */
-  double *actuator_biasprm;    /* nu x3 */
+  double *actuator_actrange;   /* nu x2 */
+  double *actuator_gear;       /* nu x6 */
+  double *actuator_cranklength; /* nu */
+  double *actuator_acc0;       /* nu: norm of M^-1 moment at qpos0 (muscle force scale) */
+  double *actuator_length0;    /* nu: length at qpos0 */
+  double *actuator_lengthrange; /* nu x2: feasible lengths (muscles) */
+  /* The dofs an actuator's moment may touch, ascending; d->actuator_moment is aligned. */
+  int *actuator_Jrowadr, *actuator_Jrownnz; /* nu */
+  int *actuator_Jcolind;                    /* nJmom */
 
   /* equality constraints */
   int *eq_type;     /* neq: mr_eq_type */
-  int *eq_obj1id;   /* neq: body (connect, weld) or joint (joint) */
+  int *eq_obj1id;   /* neq: body (connect, weld), joint (joint) or tendon (tendon) */
   int *eq_obj2id;   /* neq: -1 means the world for connect/weld, "none" for joint */
   int *eq_active;   /* neq */
   double *eq_data;  /* neq x11: connect: anchor(3) in body1; weld: anchor(3), relpose(7: pos,
-                       quat of body2 in body1... see mjcf), torquescale; joint: polycoef(5) */
+                       quat of body2 in body1... see mjcf), torquescale; joint, tendon:
+                       polycoef(5) */
   double *eq_solref; /* neq x2 */
   double *eq_solimp; /* neq x5 */
 
@@ -261,6 +359,7 @@ typedef struct mr_model {
   double *key_qpos; /* nkey x nq */
   double *key_qvel; /* nkey x nv */
   double *key_ctrl; /* nkey x nu */
+  double *key_act;  /* nkey x na */
 
   /* names: one buffer of NUL-terminated strings; *_nameadr are offsets into it */
   char *names;
@@ -318,6 +417,7 @@ typedef struct mr_data {
   double *qvel; /* nv */
   double *qacc; /* nv */
   double *ctrl; /* nu */
+  double *act;  /* na: actuator activations (state, like qpos and qvel) */
 
   /* applied forces a user (or the viewer's perturbation) may set */
   double *qfrc_applied; /* nv */
@@ -357,6 +457,17 @@ typedef struct mr_data {
   double *actuator_force;  /* nu */
   double *actuator_length; /* nu */
   double *actuator_velocity; /* nu */
+  double *actuator_moment;   /* nJmom: d length / d q over the model's actuator_J* pattern */
+  double *act_dot;           /* na: activation derivatives, integrated by the step */
+
+  /* tendons (mr_tendon, called by mr_kinematics) */
+  double *ten_length;   /* ntendon */
+  double *ten_velocity; /* ntendon: ten_J qvel */
+  double *ten_J;        /* nJten: d length / d q over the model's tendon_J* pattern */
+  int *ten_wrapadr, *ten_wrapnum; /* ntendon: the tendon's points in wrap_xpos */
+  int *wrap_obj;        /* 2 nwrap: per point, the geom wrapped (>= 0), -1 a site, -2 a pulley */
+  double *wrap_xpos;    /* 2 nwrap x3: path points in the world frame */
+  double *ten_limit_impulse; /* ntendon x2: last step's impulse of each tendon-limit side */
   double *qfrc_smooth;   /* nv: passive + actuator + applied - bias */
   double *qacc_smooth;   /* nv: M^-1 qfrc_smooth */
   double *qfrc_constraint; /* nv */
@@ -444,13 +555,14 @@ mr_data *mr_data_create(const mr_model *m);
 /* Bytes one mr_data of m takes (its arrays and its per-step arena), without creating it. */
 size_t mr_data_bytes(const mr_model *m);
 void mr_data_free(mr_data *d);
-/* Back to qpos0, zero velocity, zero ctrl, time 0 (keeps d->opt). */
+/* Back to qpos0, zero velocity, ctrl and act, time 0 (keeps d->opt). */
 void mr_data_reset(const mr_model *m, mr_data *d);
 /* Reset to keyframe k; returns -1 if k is out of range. */
 int mr_data_reset_keyframe(const mr_model *m, mr_data *d, int k);
 
 /* The pipeline stages, callable on their own (tests and tools use them). */
-void mr_kinematics(const mr_model *m, mr_data *d);   /* poses, com, cdof, cinert */
+void mr_kinematics(const mr_model *m, mr_data *d);   /* poses, com, cdof, cinert, tendons */
+void mr_tendon(const mr_model *m, mr_data *d);       /* tendon lengths, J, velocities, paths */
 void mr_mass_matrix(const mr_model *m, mr_data *d);  /* CRBA into qM */
 void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping); /* LTDL of M + dt*diag(damping) */
 void mr_solve_mass(const mr_model *m, const mr_data *d, double *x, const double *b, int n); /* x = (LTDL)^-1 b for n vectors */

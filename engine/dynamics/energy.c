@@ -1,6 +1,6 @@
-/* Mechanical energy: potential = gravity + joint springs, kinetic = 1/2 v^T M v (M with
- * armature, as MuJoCo's mj_energyPos / mj_energyVel). Needs the position stage (xipos, qM)
- * of the current state; the spring terms mirror passive.c. */
+/* Mechanical energy: potential = gravity + joint and tendon springs, kinetic = 1/2 v^T M v
+ * (M with armature, as MuJoCo's mj_energyPos / mj_energyVel). Needs the position stage
+ * (xipos, qM, ten_length) of the current state; the spring terms mirror passive.c. */
 #include "moreau.h"
 #include "engine/core/spatial.h"
 
@@ -31,6 +31,10 @@ static double mr_spring_energy(const mr_model *m, const mr_data *d) {
         e += 0.5 * k * (q[0] - q0[0]) * (q[0] - q0[0]);
         break;
     }
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    double stretch = d->ten_length[t] - m->tendon_lengthspring[t];
+    e += 0.5 * m->tendon_stiffness[t] * stretch * stretch;
   }
   return e;
 }

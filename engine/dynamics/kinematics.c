@@ -1,5 +1,6 @@
 /* Position stage: body poses from qpos, poses of attached geoms/sites/cameras, subtree
- * centers of mass, and the com-based quantities of spatial.h (cinert, cdof).
+ * centers of mass, the com-based quantities of spatial.h (cinert, cdof), and the tendons
+ * (tendon.c), so that wherever poses are current the tendons' lengths and paths are too.
  *
  * Semantics are MuJoCo's: a body's frame is its parent's frame times (body_pos, body_quat),
  * then each of its joints is applied in order (hinge: rotation by q - qpos0 about the axis
@@ -199,4 +200,5 @@ void mr_kinematics(const mr_model *m, mr_data *d) {
   mr_subtree_com(m, d, mass);
   mr_com_frames(m, d);
   mr_arena_restore(d, mark);
+  mr_tendon(m, d);
 }

@@ -1,10 +1,12 @@
-/* Passive joint forces: springs toward qpos_spring and viscous damping (MuJoCo's
- * mj_passive without tendons and fluid forces).
+/* Passive forces: joint and tendon springs and viscous damping (MuJoCo's mj_passive
+ * without fluid forces).
  *
  * Hinge and slide springs act on q - qpos_spring. Ball springs act on the rotation vector
  * taking the spring quaternion to the current one, free springs on the position difference
  * and the same rotation vector, as in MuJoCo. Damping is -damping * qvel per dof; the Euler
- * integrator also treats it implicitly (forward.c).
+ * integrator also treats it implicitly (forward.c). A tendon pulls with
+ * -stiffness (length - lengthspring) - damping * velocity along its Jacobian; its damping is
+ * explicit, as in MuJoCo 2.2 (which is why MuJoCo advises joint damping where possible).
  */
 #include <string.h>
 
@@ -44,4 +46,12 @@ void mr_passive_forces(const mr_model *m, mr_data *d) {
   }
   for (int i = 0; i < nv; i++)
     if (m->dof_damping[i] != 0) f[i] -= m->dof_damping[i] * d->qvel[i];
+  for (int t = 0; t < m->ntendon; t++) {
+    double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+    if (k == 0 && b == 0) continue;
+    double frc = -k * (d->ten_length[t] - m->tendon_lengthspring[t]) - b * d->ten_velocity[t];
+    int adr = m->tendon_Jrowadr[t];
+    for (int n = 0; n < m->tendon_Jrownnz[t]; n++)
+      f[m->tendon_Jcolind[adr + n]] += frc * d->ten_J[adr + n];
+  }
 }

@@ -3,8 +3,9 @@
  * and the small readers every other mjcf_*.c file uses.
  *
  * Sections are visited in MuJoCo's fixed order (compiler, option, default, asset,
- * worldbody, contact, equality, actuator, keyframe) whatever their order in the file, so
- * that angle units are known before any angle is read and assets before geoms use them.
+ * worldbody, contact, tendon, equality, actuator, keyframe) whatever their order in the
+ * file, so that angle units are known before any angle is read, assets before geoms use
+ * them and tendons before equalities and actuators name them.
  */
 #include "mjcf.h"
 
@@ -206,6 +207,28 @@ int mjcf_class_of(mjcf_ctx *c, const xmlNode *n, int inherited) {
 
 /* ------------------------------------------------------------------ sections */
 
+/* <compiler><lengthrange>: the options of the muscles' length-range computation. */
+static int mjcf_parse_lengthrange(mjcf_ctx *c, const xmlNode *n) {
+  static const char *const modes[] = {"none", "muscle", "muscleuser", "all", NULL};
+  mr_source src = mjcf_src(c, n);
+  int k = mr_xml_keyword(n, "mode", modes, src, c->err, c->errlen);
+  if (k == -2) return -1;
+  if (k >= 0) c->s->lengthrange.mode = k;
+  if (mjcf_bool(c, n, "useexisting", &c->s->lengthrange.useexisting) < 0) return -1;
+  if (mjcf_bool(c, n, "uselimit", &c->s->lengthrange.uselimit) < 0) return -1;
+  static const char *const names[] = {"accel", "maxforce", "timeconst", "timestep",
+                                      "inttotal", "interval", "tolrange"};
+  double *values[] = {&c->s->lengthrange.accel,     &c->s->lengthrange.maxforce,
+                      &c->s->lengthrange.timeconst, &c->s->lengthrange.timestep,
+                      &c->s->lengthrange.inttotal,  &c->s->lengthrange.interval,
+                      &c->s->lengthrange.tolrange};
+  for (int i = 0; i < 7; i++) {
+    if (mjcf_doubles(c, n, names[i], values[i], 1, 1) < 0) return -1;
+    if (!(*values[i] >= 0)) return mjcf_fail(c, n, "lengthrange %s must not be negative", names[i]);
+  }
+  return 0;
+}
+
 static int mjcf_parse_compiler(mjcf_ctx *c, const xmlNode *n) {
   static const char *const angles[] = {"radian", "degree", NULL};
   static const char *const coords[] = {"local", "global", NULL};
@@ -230,6 +253,8 @@ static int mjcf_parse_compiler(mjcf_ctx *c, const xmlNode *n) {
   }
   if (mr_xml_attr(n, "meshdir")) c->meshdir = mjcf_name(c, n, "meshdir");
   if (mr_xml_attr(n, "texturedir")) c->texturedir = mjcf_name(c, n, "texturedir");
+  for (const xmlNode *ch = n->children; ch; ch = ch->next)
+    if (mr_xml_is(ch, "lengthrange") && mjcf_parse_lengthrange(c, ch) < 0) return -1;
   return 0;
 }
 
@@ -309,6 +334,7 @@ static const struct {
     {"asset", mjcf_parse_asset},
     {"worldbody", mjcf_parse_worldbody},
     {"contact", mjcf_parse_contact},
+    {"tendon", mjcf_parse_tendon}, /* before equality: <equality><tendon> names them */
     {"equality", mjcf_parse_equality},
     {"actuator", mjcf_parse_actuator},
     {"keyframe", mjcf_parse_keyframe},
@@ -338,8 +364,8 @@ static int mjcf_parse_root(mjcf_ctx *c, const xmlNode *root) {
   }
   if (c->nskipped_act)
     mr_warnf(c->s->quiet, c->skipped_act_src,
-             "%d actuator(s) with a transmission other than joint= skipped (outside the "
-             "supported subset): %s",
+             "%d adhesion actuator(s) (body= transmission) skipped (outside the supported "
+             "subset): %s",
              c->nskipped_act, c->skipped_act);
   return 0;
 }

@@ -45,15 +45,23 @@ typedef struct mjcf_material_def {
   const char *texture;
 } mjcf_material_def;
 
-/* MuJoCo keeps one actuator default per class; motor/position/velocity/general are
- * shortcuts that write different fields of it. */
+/* MuJoCo keeps one actuator default per class; motor, position, velocity, general, muscle,
+ * cylinder, damper and intvelocity are shortcuts that write different fields of it. */
 typedef struct mjcf_actuator_def {
-  int gaintype, biastype, dyntype; /* 0 = fixed/none; biastype 1 = affine */
-  int ctrllimited, forcelimited;   /* 0 false, 1 true, 2 auto */
-  double gear[6];
-  double ctrlrange[2], forcerange[2];
-  double gainprm[10], biasprm[10];
+  int gaintype, biastype, dyntype;             /* mr_gain_type, mr_bias_type, mr_dyn_type */
+  int ctrllimited, forcelimited, actlimited;   /* 0 false, 1 true, 2 auto */
+  int group;
+  double gear[6], cranklength;
+  double ctrlrange[2], forcerange[2], actrange[2], lengthrange[2];
+  double dynprm[MR_NDYN], gainprm[MR_NGAIN], biasprm[MR_NBIAS];
 } mjcf_actuator_def;
+
+/* One tendon default per class, shared by spatial and fixed tendons. */
+typedef struct mjcf_tendon_def {
+  mr_spec_tendon t;
+  int limited;          /* 0 false, 1 true, 2 auto */
+  const char *material; /* name, resolved when the tendon is finished */
+} mjcf_tendon_def;
 
 typedef struct mjcf_equality_def {
   int active;
@@ -70,6 +78,7 @@ typedef struct mjcf_class {
   mjcf_mesh_def mesh;
   mjcf_material_def material;
   mjcf_actuator_def actuator;
+  mjcf_tendon_def tendon;
   mjcf_equality_def equality;
   mr_spec_pair pair;
 } mjcf_class;
@@ -142,8 +151,11 @@ int mjcf_camera_apply(mjcf_ctx *c, mr_spec_camera *d, const xmlNode *n);
 int mjcf_light_apply(mjcf_ctx *c, mr_spec_light *d, const xmlNode *n);
 int mjcf_mesh_apply(mjcf_ctx *c, mjcf_mesh_def *d, const xmlNode *n);
 int mjcf_material_apply(mjcf_ctx *c, mjcf_material_def *d, const xmlNode *n);
-/* kind: "motor", "position", "velocity", "general" */
+/* 1 if n names an actuator element (or its default): motor, position, velocity, general,
+ * muscle, cylinder, damper, intvelocity. */
+int mjcf_is_actuator(const xmlNode *n);
 int mjcf_actuator_apply(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n);
+int mjcf_tendon_apply(mjcf_ctx *c, mjcf_tendon_def *d, const xmlNode *n);
 int mjcf_equality_apply(mjcf_ctx *c, mjcf_equality_def *d, const xmlNode *n);
 int mjcf_pair_apply(mjcf_ctx *c, mr_spec_pair *d, const xmlNode *n);
 
@@ -156,6 +168,13 @@ int mjcf_parse_asset(mjcf_ctx *c, const xmlNode *node);
 
 /* ------------------------------------------------ mjcf_actuator.c */
 int mjcf_parse_actuator(mjcf_ctx *c, const xmlNode *node);
+
+/* ------------------------------------------------ mjcf_tendon.c */
+int mjcf_parse_tendon(mjcf_ctx *c, const xmlNode *node);
+/* false/true/auto limited with a range: the resolved 0/1, or -1 (err set) when a range is
+ * given without limited and without compiler autolimits, or the range is empty. */
+int mjcf_resolve_limited(mjcf_ctx *c, const xmlNode *n, int limited, const double r[2],
+                         const char *what);
 
 /* ------------------------------------------------ mjcf_constraint.c */
 int mjcf_parse_equality(mjcf_ctx *c, const xmlNode *node);

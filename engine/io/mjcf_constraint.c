@@ -1,8 +1,8 @@
-/* <equality> (connect, weld, joint), <contact> (exclude, pair) and <keyframe>.
+/* <equality> (connect, weld, joint, tendon), <contact> (exclude, pair) and <keyframe>.
  *
  * Equality data follow MuJoCo 2.2.2's eq_data layout: connect: anchor (3) in body1; weld:
  * anchor (3), relpose (7: pos, quat of body2 relative to body1; an all-zero quat means
- * "take it from the reference configuration", as in MuJoCo), torquescale; joint:
+ * "take it from the reference configuration", as in MuJoCo), torquescale; joint, tendon:
  * polycoef (5).
  */
 #include <stdio.h>
@@ -31,16 +31,19 @@ static int mjcf_equality(mjcf_ctx *c, const xmlNode *n) {
   if (mjcf_equality_apply(c, &d, n) < 0) return -1;
   double data[11] = {0};
   int type, obj1, obj2;
-  if (mr_xml_is(n, "joint")) {
-    type = MR_EQ_JOINT;
-    const char *j1 = mr_xml_attr(n, "joint1"), *j2 = mr_xml_attr(n, "joint2");
-    if (!j1) return mjcf_fail(c, n, "<joint> equality needs a joint1 attribute");
-    obj1 = mr_spec_find_joint(c->s, j1);
-    if (obj1 < 0) return mjcf_fail(c, n, "unknown joint '%.80s'", j1);
+  if (mr_xml_is(n, "joint") || mr_xml_is(n, "tendon")) {
+    int joint = mr_xml_is(n, "joint");
+    const char *what = joint ? "joint" : "tendon";
+    int (*find)(const mr_spec *, const char *) = joint ? mr_spec_find_joint : mr_spec_find_tendon;
+    type = joint ? MR_EQ_JOINT : MR_EQ_TENDON;
+    const char *o1 = mr_xml_attr(n, joint ? "joint1" : "tendon1");
+    const char *o2 = mr_xml_attr(n, joint ? "joint2" : "tendon2");
+    if (!o1) return mjcf_fail(c, n, "<%s> equality needs a %s1 attribute", what, what);
+    obj1 = find(c->s, o1);
+    if (obj1 < 0) return mjcf_fail(c, n, "unknown %s '%.80s'", what, o1);
     obj2 = -1;
-    if (j2 && (obj2 = mr_spec_find_joint(c->s, j2)) < 0)
-      return mjcf_fail(c, n, "unknown joint '%.80s'", j2);
-    data[1] = 1; /* polycoef "0 1 0 0 0": q1 = q2 */
+    if (o2 && (obj2 = find(c->s, o2)) < 0) return mjcf_fail(c, n, "unknown %s '%.80s'", what, o2);
+    data[1] = 1; /* polycoef "0 1 0 0 0": x1 = x2 */
     if (mjcf_doubles(c, n, "polycoef", data, 5, 5) < 0) return -1;
   } else {
     int weld = mr_xml_is(n, "weld");
@@ -74,7 +77,8 @@ static int mjcf_equality(mjcf_ctx *c, const xmlNode *n) {
 int mjcf_parse_equality(mjcf_ctx *c, const xmlNode *node) {
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (!mjcf_elem(ch)) continue;
-    if (mr_xml_is(ch, "connect") || mr_xml_is(ch, "weld") || mr_xml_is(ch, "joint")) {
+    if (mr_xml_is(ch, "connect") || mr_xml_is(ch, "weld") || mr_xml_is(ch, "joint") ||
+        mr_xml_is(ch, "tendon")) {
       if (mjcf_equality(c, ch) < 0) return -1;
     } else {
       mjcf_warn_once(c, ch, (const char *)ch->name);
@@ -174,6 +178,7 @@ static int mjcf_key(mjcf_ctx *c, const xmlNode *n) {
   if (mjcf_key_vector(c, n, "qpos", &key->qpos, &key->nqpos) < 0) return -1;
   if (mjcf_key_vector(c, n, "qvel", &key->qvel, &key->nqvel) < 0) return -1;
   if (mjcf_key_vector(c, n, "ctrl", &key->ctrl, &key->nctrl) < 0) return -1;
+  if (mjcf_key_vector(c, n, "act", &key->act, &key->nact) < 0) return -1;
   if (key->ctrl && key->nctrl == c->nact && c->nact > 0) {
     /* drop the controls of actuators that were skipped */
     int m = 0;

@@ -76,8 +76,18 @@ void mjcf_class_init_main(mjcf_class *cls) {
 
   mjcf_actuator_def *a = &cls->actuator;
   a->gear[0] = 1;
+  a->dynprm[0] = 1;
   a->gainprm[0] = 1;
-  a->ctrllimited = a->forcelimited = 2;
+  a->ctrllimited = a->forcelimited = a->actlimited = 2;
+
+  mr_spec_tendon *t = &cls->tendon.t;
+  t->material = -1;
+  t->springlength = -1;
+  t->width = 0.003;
+  mjcf_solref_default(t->solref_lim);
+  mjcf_solimp_default(t->solimp_lim);
+  mjcf_gray(t->rgba);
+  cls->tendon.limited = 2;
 
   cls->equality.active = 1;
   mjcf_solref_default(cls->equality.solref);
@@ -197,38 +207,109 @@ int mjcf_material_apply(mjcf_ctx *c, mjcf_material_def *d, const xmlNode *n) {
   return 0;
 }
 
-/* The shortcuts set the gain and bias a servo of that kind implies (MuJoCo 2.2.2). */
-static int mjcf_actuator_shortcut(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
+int mjcf_is_actuator(const xmlNode *n) {
+  static const char *const kinds[] = {"motor",  "position", "velocity", "general",
+                                      "muscle", "cylinder", "damper",   "intvelocity", NULL};
+  for (int i = 0; kinds[i]; i++)
+    if (mr_xml_is(n, kinds[i])) return 1;
+  return 0;
+}
+
+static int mjcf_general_types(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
   static const char *const gains[] = {"fixed", "affine", "muscle", "user", NULL};
   static const char *const biases[] = {"none", "affine", "muscle", "user", NULL};
   static const char *const dyns[] = {"none", "integrator", "filter", "muscle", "user", NULL};
-  if (mr_xml_is(n, "general")) {
-    if (mjcf_keyword(c, n, "gaintype", gains, &d->gaintype) < 0) return -1;
-    if (mjcf_keyword(c, n, "biastype", biases, &d->biastype) < 0) return -1;
-    if (mjcf_keyword(c, n, "dyntype", dyns, &d->dyntype) < 0) return -1;
-    if (mjcf_doubles(c, n, "gainprm", d->gainprm, 1, 10) < 0) return -1;
-    if (mjcf_doubles(c, n, "biasprm", d->biasprm, 1, 10) < 0) return -1;
-    return 0;
-  }
-  d->gaintype = d->dyntype = 0;
+  if (mjcf_keyword(c, n, "gaintype", gains, &d->gaintype) < 0) return -1;
+  if (mjcf_keyword(c, n, "biastype", biases, &d->biastype) < 0) return -1;
+  if (mjcf_keyword(c, n, "dyntype", dyns, &d->dyntype) < 0) return -1;
+  if (mjcf_doubles(c, n, "dynprm", d->dynprm, 1, MR_NDYN) < 0) return -1;
+  if (mjcf_doubles(c, n, "gainprm", d->gainprm, 1, MR_NGAIN) < 0) return -1;
+  if (mjcf_doubles(c, n, "biasprm", d->biasprm, 1, MR_NBIAS) < 0) return -1;
+  return 0;
+}
+
+/* <muscle>: MuJoCo 2.2's muscle parameters replace the values that are still the general
+ * actuator's built-in ones, then the attributes are read; the bias shares the gain's
+ * parameters. gainprm = (range[2], force, scale, lmin, lmax, vmax, fpmax, fvmax). */
+static int mjcf_muscle(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
+  static const double muscle[9] = {0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  static const double general[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char *const names[9] = {NULL, NULL, "force", "scale", "lmin",
+                                       "lmax", "vmax", "fpmax", "fvmax"};
+  d->dyntype = MR_DYN_MUSCLE;
+  d->gaintype = MR_GAIN_MUSCLE;
+  d->biastype = MR_BIAS_MUSCLE;
+  if (d->dynprm[0] == 1) d->dynprm[0] = 0.01;
+  if (d->dynprm[1] == 0) d->dynprm[1] = 0.04;
+  for (int i = 0; i < 9; i++)
+    if (d->gainprm[i] == general[i]) d->gainprm[i] = muscle[i];
+  if (mjcf_doubles(c, n, "timeconst", d->dynprm, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "range", d->gainprm, 2, 2) < 0) return -1;
+  for (int i = 2; i < 9; i++)
+    if (mjcf_doubles(c, n, names[i], d->gainprm + i, 1, 1) < 0) return -1;
+  memcpy(d->biasprm, d->gainprm, 9 * sizeof(double));
+  return 0;
+}
+
+/* <cylinder>: a filtered pneumatic or hydraulic actuator, gain = area. */
+static int mjcf_cylinder(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
+  d->dyntype = MR_DYN_FILTER;
+  d->gaintype = MR_GAIN_FIXED;
+  d->biastype = MR_BIAS_AFFINE;
+  if (mjcf_doubles(c, n, "timeconst", d->dynprm, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "area", d->gainprm, 1, 1) < 0) return -1;
+  double diameter;
+  int k = mjcf_doubles(c, n, "diameter", &diameter, 1, 1);
+  if (k < 0) return -1;
+  if (k) d->gainprm[0] = MR_PI / 4 * diameter * diameter;
+  return mjcf_doubles(c, n, "bias", d->biasprm, 3, 3) < 0 ? -1 : 0;
+}
+
+/* The servos set the gain and bias their kind implies (MuJoCo 2.2.2); a gain left out keeps
+ * the class's value. */
+static int mjcf_servo(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
+  d->dyntype = MR_DYN_NONE;
+  d->gaintype = MR_GAIN_FIXED;
   if (mr_xml_is(n, "motor")) {
     d->gainprm[0] = 1;
-    d->biastype = 0;
+    d->biastype = MR_BIAS_NONE;
     return 0;
   }
-  int position = mr_xml_is(n, "position");
+  if (mr_xml_is(n, "damper")) {
+    /* force = -kv velocity ctrl: an affine gain on the velocity */
+    double kv = d->gainprm[2] < 0 ? -d->gainprm[2] : 1;
+    if (mjcf_doubles(c, n, "kv", &kv, 1, 1) < 0) return -1;
+    if (kv < 0) return mjcf_fail(c, n, "damper kv must not be negative");
+    memset(d->gainprm, 0, sizeof d->gainprm);
+    d->gainprm[2] = -kv;
+    d->gaintype = MR_GAIN_AFFINE;
+    d->biastype = MR_BIAS_NONE;
+    d->ctrllimited = 1;
+    return 0;
+  }
+  int integrated = mr_xml_is(n, "intvelocity");
+  int position = integrated || mr_xml_is(n, "position");
   memset(d->biasprm, 0, sizeof d->biasprm);
   if (mjcf_doubles(c, n, position ? "kp" : "kv", d->gainprm, 1, 1) < 0) return -1;
   d->biasprm[position ? 1 : 2] = -d->gainprm[0];
-  d->biastype = 1;
+  d->biastype = MR_BIAS_AFFINE;
+  if (integrated) {
+    d->dyntype = MR_DYN_INTEGRATOR;
+    d->actlimited = 1;
+  }
   return 0;
 }
 
 int mjcf_actuator_apply(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
   if (mjcf_tristate(c, n, "ctrllimited", &d->ctrllimited) < 0) return -1;
   if (mjcf_tristate(c, n, "forcelimited", &d->forcelimited) < 0) return -1;
+  if (mjcf_tristate(c, n, "actlimited", &d->actlimited) < 0) return -1;
   if (mjcf_doubles(c, n, "ctrlrange", d->ctrlrange, 2, 2) < 0) return -1;
   if (mjcf_doubles(c, n, "forcerange", d->forcerange, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "actrange", d->actrange, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "lengthrange", d->lengthrange, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "cranklength", &d->cranklength, 1, 1) < 0) return -1;
+  if (mjcf_int(c, n, "group", &d->group) < 0) return -1;
   double gear[6];
   int k = mjcf_doubles(c, n, "gear", gear, 1, 6);
   if (k < 0) return -1;
@@ -236,7 +317,28 @@ int mjcf_actuator_apply(mjcf_ctx *c, mjcf_actuator_def *d, const xmlNode *n) {
     memset(d->gear, 0, sizeof d->gear);
     memcpy(d->gear, gear, (size_t)k * sizeof(double));
   }
-  return mjcf_actuator_shortcut(c, d, n);
+  if (mr_xml_is(n, "general")) return mjcf_general_types(c, d, n);
+  if (mr_xml_is(n, "muscle")) return mjcf_muscle(c, d, n);
+  if (mr_xml_is(n, "cylinder")) return mjcf_cylinder(c, d, n);
+  return mjcf_servo(c, d, n);
+}
+
+int mjcf_tendon_apply(mjcf_ctx *c, mjcf_tendon_def *d, const xmlNode *n) {
+  mr_spec_tendon *t = &d->t;
+  if (mjcf_tristate(c, n, "limited", &d->limited) < 0) return -1;
+  if (mjcf_doubles(c, n, "range", t->range, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "margin", &t->margin, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "stiffness", &t->stiffness, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "damping", &t->damping, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "frictionloss", &t->frictionloss, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "springlength", &t->springlength, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "width", &t->width, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "solreflimit", t->solref_lim, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "solimplimit", t->solimp_lim, 3, 5) < 0) return -1;
+  if (mjcf_floats(c, n, "rgba", t->rgba, 4, 4) < 0) return -1;
+  if (mjcf_int(c, n, "group", &t->group) < 0) return -1;
+  if (mr_xml_attr(n, "material")) d->material = mr_xml_attr(n, "material");
+  return 0;
 }
 
 int mjcf_equality_apply(mjcf_ctx *c, mjcf_equality_def *d, const xmlNode *n) {
@@ -290,9 +392,8 @@ static int mjcf_default_entry(mjcf_ctx *c, mjcf_class *cls, const xmlNode *n) {
   if (mr_xml_is(n, "material")) return mjcf_material_apply(c, &cls->material, n);
   if (mr_xml_is(n, "equality")) return mjcf_equality_apply(c, &cls->equality, n);
   if (mr_xml_is(n, "pair")) return mjcf_pair_apply(c, &cls->pair, n);
-  if (mr_xml_is(n, "motor") || mr_xml_is(n, "position") || mr_xml_is(n, "velocity") ||
-      mr_xml_is(n, "general"))
-    return mjcf_actuator_apply(c, &cls->actuator, n);
+  if (mr_xml_is(n, "tendon")) return mjcf_tendon_apply(c, &cls->tendon, n);
+  if (mjcf_is_actuator(n)) return mjcf_actuator_apply(c, &cls->actuator, n);
   mjcf_warn_once(c, n, (const char *)n->name);
   return 0;
 }

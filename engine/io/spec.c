@@ -64,6 +64,15 @@ mr_spec *mr_spec_create(const char *file) {
   s->opt.tol = 1e-8;
   s->opt.max_iter = 100;
   s->inertiafromgeom = 2;
+  /* MuJoCo 2.2's <compiler><lengthrange> defaults */
+  s->lengthrange.mode = 1;
+  s->lengthrange.useexisting = 1;
+  s->lengthrange.accel = 20;
+  s->lengthrange.timeconst = 1;
+  s->lengthrange.timestep = 0.01;
+  s->lengthrange.inttotal = 10;
+  s->lengthrange.interval = 2;
+  s->lengthrange.tolrange = 0.05;
   mr_source src = {s->file, 0};
   if (mr_spec_add_body(s, -1, src) != 0) {
     mr_spec_free(s);
@@ -94,6 +103,8 @@ void mr_spec_free(mr_spec *s) {
   free(s->pairs);
   free(s->excludes);
   free(s->keys);
+  free(s->tendons);
+  free(s->wraps);
   free(s);
 }
 
@@ -253,8 +264,11 @@ int mr_spec_add_actuator(mr_spec *s, mr_source src) {
   mr_spec_actuator *a = &s->actuators[i];
   a->src = src;
   a->kind = MR_ACT_MOTOR;
+  a->trntype = MR_TRN_JOINT;
   a->joint = -1;
-  a->gear = 1;
+  a->trnid2 = -1;
+  a->gear[0] = 1;
+  a->dynprm[0] = 1;
   a->gainprm[0] = 1;
   return i;
 }
@@ -302,6 +316,34 @@ int mr_spec_add_key(mr_spec *s, mr_source src) {
   return i;
 }
 
+int mr_spec_add_tendon(mr_spec *s, int spatial, mr_source src) {
+  int i = MR_SPEC_APPEND(s, tendons);
+  if (i < 0) return -1;
+  mr_spec_tendon *t = &s->tendons[i];
+  t->src = src;
+  t->spatial = spatial;
+  t->wrapadr = s->nwraps;
+  t->material = -1;
+  t->springlength = -1;
+  t->width = 0.003;
+  mr_set_solref(t->solref_lim);
+  mr_set_solimp(t->solimp_lim);
+  mr_set_rgba(t->rgba, 0.5f, 0.5f, 0.5f, 1);
+  return i;
+}
+
+int mr_spec_add_wrap(mr_spec *s, int tendon, int type, int obj, mr_source src) {
+  int i = MR_SPEC_APPEND(s, wraps);
+  if (i < 0) return -1;
+  mr_spec_wrap *w = &s->wraps[i];
+  w->src = src;
+  w->type = type;
+  w->obj = obj;
+  w->side = -1;
+  s->tendons[tendon].nwrap++;
+  return i;
+}
+
 /* Linear name search over any element array whose struct has a `name` member. */
 #define MR_SPEC_FIND(arr, name_)                                         \
   do {                                                                   \
@@ -317,3 +359,5 @@ int mr_spec_find_geom(const mr_spec *s, const char *name) { MR_SPEC_FIND(geoms, 
 int mr_spec_find_mesh(const mr_spec *s, const char *name) { MR_SPEC_FIND(meshes, name); }
 int mr_spec_find_material(const mr_spec *s, const char *name) { MR_SPEC_FIND(materials, name); }
 int mr_spec_find_texture(const mr_spec *s, const char *name) { MR_SPEC_FIND(textures, name); }
+int mr_spec_find_site(const mr_spec *s, const char *name) { MR_SPEC_FIND(sites, name); }
+int mr_spec_find_tendon(const mr_spec *s, const char *name) { MR_SPEC_FIND(tendons, name); }

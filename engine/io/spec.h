@@ -110,21 +110,49 @@ typedef struct mr_spec_texture {
 typedef struct mr_spec_actuator {
   mr_source src;
   const char *name;
-  int kind;   /* mr_actuator_kind */
-  int joint;  /* joint index */
-  double gear;
-  int ctrllimited, forcelimited;
-  double ctrlrange[2], forcerange[2];
-  double gainprm[3], biasprm[3];
+  int kind;     /* mr_actuator_kind */
+  int trntype;  /* mr_trn_type */
+  int joint;    /* transmission target: joint, tendon or site index (by trntype) */
+  int trnid2;   /* slider site of a slider-crank, else -1 */
+  int dyntype, gaintype, biastype; /* mr_dyn_type, mr_gain_type, mr_bias_type */
+  double gear[6];
+  double cranklength;
+  int ctrllimited, forcelimited, actlimited, group;
+  double ctrlrange[2], forcerange[2], actrange[2], lengthrange[2];
+  double dynprm[MR_NDYN], gainprm[MR_NGAIN], biasprm[MR_NBIAS];
   int auto_gains;  /* a servo whose gains are chosen from the mass matrix once the model is
                       compiled (URDF servos, --hold without gains: engine/robot/) */
 } mr_spec_actuator;
+
+/* One object on a tendon's path (mr_wrap_type): a joint with its coefficient (fixed
+ * tendons), a site, a sphere or cylinder geom with an optional side site, or a pulley with
+ * its divisor. Indices are the spec's. */
+typedef struct mr_spec_wrap {
+  mr_source src;
+  int type;   /* mr_wrap_type; geoms are MR_WRAP_SPHERE until compile reads the geom type */
+  int obj;    /* joint, site or geom; -1 for a pulley */
+  int side;   /* side site of a geom, else -1 */
+  double prm; /* joint coef or pulley divisor */
+} mr_spec_wrap;
+
+typedef struct mr_spec_tendon {
+  mr_source src;
+  const char *name;
+  int spatial;           /* 1: spatial (sites, geoms, pulleys); 0: fixed (joints) */
+  int wrapadr, nwrap;    /* its objects in spec->wraps */
+  int limited, group, material;
+  double range[2], margin, stiffness, damping, frictionloss, width;
+  double springlength;   /* < 0: the length at qpos_spring */
+  double solref_lim[2], solimp_lim[5];
+  float rgba[4];
+} mr_spec_tendon;
 
 typedef struct mr_spec_equality {
   mr_source src;
   const char *name;
   int type;  /* mr_eq_type */
-  int obj1, obj2; /* bodies (connect, weld; obj2 = 0 for world) or joints (joint; obj2 -1 = none) */
+  int obj1, obj2; /* bodies (connect, weld; obj2 = 0 for world), joints (joint) or tendons
+                     (tendon; obj2 -1 = none) */
   int active;
   double data[11];
   double solref[2], solimp[5];
@@ -148,7 +176,8 @@ typedef struct mr_spec_key {
   double *qpos; /* NULL: qpos0; else length key_nqpos (checked against nq at compile) */
   double *qvel; /* NULL: zeros */
   double *ctrl; /* NULL: zeros */
-  int nqpos, nqvel, nctrl;
+  double *act;  /* NULL: zeros */
+  int nqpos, nqvel, nctrl, nact;
   int drop_to_floor; /* SRDF state of a floating robot without a base pose: lift the base so
                         that the lowest collision geometry touches z = 0 (engine/robot/) */
 } mr_spec_key;
@@ -181,6 +210,15 @@ typedef struct mr_spec {
   MR_SPEC_ARRAY(mr_spec_pair, pairs);
   MR_SPEC_ARRAY(mr_spec_exclude, excludes);
   MR_SPEC_ARRAY(mr_spec_key, keys);
+  MR_SPEC_ARRAY(mr_spec_tendon, tendons);
+  MR_SPEC_ARRAY(mr_spec_wrap, wraps); /* every tendon's path, tendon after tendon */
+
+  /* <compiler><lengthrange>: how muscles' length ranges are found (MuJoCo's mjLROpt) */
+  struct {
+    int mode;        /* 0 none, 1 muscle, 2 muscleuser, 3 all */
+    int useexisting, uselimit;
+    double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
+  } lengthrange;
 
   struct mr_spec_pool *pool; /* interned strings and key arrays */
 } mr_spec;
@@ -212,6 +250,10 @@ int mr_spec_add_equality(mr_spec *s, mr_source src);
 int mr_spec_add_pair(mr_spec *s, mr_source src);
 int mr_spec_add_exclude(mr_spec *s, mr_source src);
 int mr_spec_add_key(mr_spec *s, mr_source src);
+/* A tendon (spatial or fixed) with MuJoCo's defaults (springlength -1, width 0.003, gray);
+ * its path objects are appended with mr_spec_add_wrap right after it. */
+int mr_spec_add_tendon(mr_spec *s, int spatial, mr_source src);
+int mr_spec_add_wrap(mr_spec *s, int tendon, int type, int obj, mr_source src);
 
 /* Lookups by name (linear; used while parsing): -1 if absent. */
 int mr_spec_find_body(const mr_spec *s, const char *name);
@@ -220,8 +262,13 @@ int mr_spec_find_geom(const mr_spec *s, const char *name);
 int mr_spec_find_mesh(const mr_spec *s, const char *name);
 int mr_spec_find_material(const mr_spec *s, const char *name);
 int mr_spec_find_texture(const mr_spec *s, const char *name);
+int mr_spec_find_site(const mr_spec *s, const char *name);
+int mr_spec_find_tendon(const mr_spec *s, const char *name);
 
-/* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". */
+/* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". The
+ * constants that need the dynamics (tendon_length0, a tendon_lengthspring left at -1,
+ * actuator_length0, actuator_acc0, muscles' length ranges) are set afterwards by
+ * mr_model_setconst (engine/setconst.h), which mr_model_load calls. */
 mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen);
 
 /* Appends an actuator named name on joint (gear 1): a motor (ctrl is the force, within

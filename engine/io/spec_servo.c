@@ -17,7 +17,10 @@ int mr_spec_add_servo(mr_spec *s, mr_source src, const char *name, int kind, int
   a->name = name ? mr_spec_strdup(s, name) : NULL;
   a->kind = kind;
   a->joint = joint;
-  a->gear = 1;
+  memset(a->gear, 0, sizeof a->gear);
+  a->gear[0] = 1;
+  a->gaintype = MR_GAIN_FIXED;
+  a->biastype = kind == MR_ACT_MOTOR ? MR_BIAS_NONE : MR_BIAS_AFFINE;
   memset(a->gainprm, 0, sizeof a->gainprm);
   memset(a->biasprm, 0, sizeof a->biasprm);
   if (kind == MR_ACT_POSITION) {
@@ -53,10 +56,10 @@ static double mr_spec_joint_effort(const mr_spec *s, int j) {
   if (s->joints[j].effort > 0) return s->joints[j].effort;
   for (int i = 0; i < s->nactuators; i++) {
     const mr_spec_actuator *a = &s->actuators[i];
-    if (a->joint != j) continue;
+    if (a->trntype != MR_TRN_JOINT || a->joint != j) continue;
     if (a->forcelimited) return fmax(fabs(a->forcerange[0]), fabs(a->forcerange[1]));
     if (a->kind == MR_ACT_MOTOR && a->ctrllimited)
-      return fabs(a->gear) * fmax(fabs(a->ctrlrange[0]), fabs(a->ctrlrange[1]));
+      return fabs(a->gear[0]) * fmax(fabs(a->ctrlrange[0]), fabs(a->ctrlrange[1]));
   }
   return 0;
 }

@@ -4,8 +4,9 @@
  *
  * CSV (DESIGN.md sec. 5) has the header
  *   time,qpos_0..qpos_{nq-1},qvel_0..qvel_{nv-1},ncon,iters,residual,energy
- * and numbers printed with %.17g, so that every double reads back exactly. It carries no
- * controls (the columns are a contract other tools parse); record to HDF5 for those.
+ * then, for a model with actuator activations, act_0..act_{na-1}; numbers are printed with
+ * %.17g, so that every double reads back exactly. It carries no controls (the columns are a
+ * contract other tools parse); record to HDF5 for those.
  *
  * HDF5 (through libhdf5) holds one row per recorded state in chunked datasets that grow
  * with the run (H5S_UNLIMITED), so memory stays flat however long the run:
@@ -21,7 +22,8 @@
  *   /nefc (int)             constraint rows of the step
  *   /primal, /dual, /complementarity, /penetration, /loop_closure
  *                           the step's physical error measures (mr_metrics, L-infinity)
- * and the root attributes model, solver, integrator, timestep, moreau_version, nq, nv, nu.
+ *   /act (rows x na)        actuator activations (rows x 0 without)
+ * and the root attributes model, solver, integrator, timestep, moreau_version, nq, nv, nu, na.
  * Row 0 is the initial state: it came from no step, so its step statistics are zero.
  *
  * Nothing is lost:
@@ -59,7 +61,7 @@ int mr_recorder_check_path(const char *path, char *err, int errlen);
 mr_recorder *mr_recorder_open(const mr_model *m, const mr_data *d, const char *path, char *err,
                               int errlen);
 
-/* Appends one row: d's time, qpos, qvel, ctrl and step statistics, and the given energy.
+/* Appends one row: d's time, qpos, qvel, ctrl, act and step statistics, and the given energy.
  * Allocates nothing. -1 and one line in err on a write error. */
 int mr_recorder_write(mr_recorder *r, const mr_data *d, double energy, char *err, int errlen);
 

@@ -14,7 +14,7 @@
 enum {
   H5_TIME, H5_QPOS, H5_QVEL, H5_CTRL, H5_NCON, H5_ITERS, H5_RESIDUAL, H5_ENERGY,
   H5_SOLVER_STATUS, H5_NEFC, H5_PRIMAL, H5_DUAL, H5_COMPLEMENTARITY, H5_PENETRATION,
-  H5_LOOP_CLOSURE, H5_NCOLUMNS
+  H5_LOOP_CLOSURE, H5_ACT, H5_NCOLUMNS
 };
 
 typedef struct h5_column {
@@ -70,6 +70,7 @@ static void h5_define_columns(mr_record_h5 *r, const mr_model *m) {
   h5_set_column(&c[H5_COMPLEMENTARITY], "complementarity", 1, 1, 0);
   h5_set_column(&c[H5_PENETRATION], "penetration", 1, 1, 0);
   h5_set_column(&c[H5_LOOP_CLOSURE], "loop_closure", 1, 1, 0);
+  h5_set_column(&c[H5_ACT], "act", 2, m->na, 0);
 }
 
 static void h5_free(mr_record_h5 *r) {
@@ -144,15 +145,15 @@ static int h5_write_attributes(mr_record_h5 *r, const mr_model *m, const mr_data
   const char *model = m->model_name && m->model_name[0] ? m->model_name
                       : m->source_path                  ? m->source_path
                                                         : "";
-  int sizes[3] = {m->nq, m->nv, m->nu};
-  const char *size_names[3] = {"nq", "nv", "nu"};
+  int sizes[4] = {m->nq, m->nv, m->nu, m->na};
+  const char *size_names[4] = {"nq", "nv", "nu", "na"};
   int rc = h5_attr_string(r->file, "model", model);
   rc |= h5_attr_string(r->file, "model_file", m->source_path ? m->source_path : "");
   rc |= h5_attr_string(r->file, "solver", mr_record_solver_name(d->opt.solver));
   rc |= h5_attr_string(r->file, "integrator", mr_record_integrator_name(d->opt.integrator));
   rc |= h5_attr_number(r->file, "timestep", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d->opt.timestep);
   rc |= h5_attr_string(r->file, "moreau_version", MR_VERSION_STRING);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     rc |= h5_attr_number(r->file, size_names[i], H5T_STD_I32LE, H5T_NATIVE_INT, &sizes[i]);
   return rc;
 }
@@ -258,6 +259,7 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   c[H5_COMPLEMENTARITY].buf[k] = x->complementarity;
   c[H5_PENETRATION].buf[k] = x->penetration;
   c[H5_LOOP_CLOSURE].buf[k] = x->loop_closure;
+  h5_put(&c[H5_ACT], k, d->act);
   r->pending++;
   if (r->pending >= MR_RECORD_FLUSH_ROWS ||
       mr_record_clock() - r->last_flush >= MR_RECORD_FLUSH_SECONDS)

@@ -16,6 +16,7 @@ void mr_recording_free(mr_recording *r) {
   free(r->qpos);
   free(r->qvel);
   free(r->ctrl);
+  free(r->act);
   memset(r, 0, sizeof *r);
 }
 
@@ -32,7 +33,7 @@ static int recording_is_hdf5(const char *path, int *is_hdf5) {
 
 /* ------------------------------------------------------------------ CSV */
 
-enum { CSV_OTHER, CSV_TIME, CSV_QPOS, CSV_QVEL, CSV_CTRL };
+enum { CSV_OTHER, CSV_TIME, CSV_QPOS, CSV_QVEL, CSV_CTRL, CSV_ACT, CSV_KINDS };
 
 typedef struct csv_reader {
   const char *path;
@@ -57,7 +58,7 @@ static int csv_read_line(csv_reader *r) {
 
 static int csv_column_kind(const char *name, int *index) {
   static const struct { const char *prefix; int kind; } prefixes[] = {
-      {"qpos_", CSV_QPOS}, {"qvel_", CSV_QVEL}, {"ctrl_", CSV_CTRL}};
+      {"qpos_", CSV_QPOS}, {"qvel_", CSV_QVEL}, {"ctrl_", CSV_CTRL}, {"act_", CSV_ACT}};
   *index = 0;
   if (strcmp(name, "time") == 0) return CSV_TIME;
   for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++) {
@@ -86,7 +87,7 @@ static int csv_parse_header(csv_reader *r, mr_recording *out, char *err, int err
     snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
     return -1;
   }
-  int count[5] = {0}, size[5] = {0};
+  int count[CSV_KINDS] = {0}, size[CSV_KINDS] = {0};
   char *p = r->line;
   for (int i = 0; i < r->ncols; i++) {
     char *comma = strchr(p, ',');
@@ -97,23 +98,24 @@ static int csv_parse_header(csv_reader *r, mr_recording *out, char *err, int err
     p = comma ? comma + 1 : p + strlen(p);
   }
   if (count[CSV_TIME] != 1 || count[CSV_QPOS] != size[CSV_QPOS] || count[CSV_QVEL] != size[CSV_QVEL] ||
-      count[CSV_CTRL] != size[CSV_CTRL]) {
+      count[CSV_CTRL] != size[CSV_CTRL] || count[CSV_ACT] != size[CSV_ACT]) {
     snprintf(err, (size_t)errlen, "%s:1: not a trajectory header (time, qpos_0.., qvel_0..)", r->path);
     return -1;
   }
   out->nq = size[CSV_QPOS];
   out->nv = size[CSV_QVEL];
   out->nu = size[CSV_CTRL];
+  out->na = size[CSV_ACT];
   return 0;
 }
 
 static int csv_grow(csv_reader *r, mr_recording *out) {
   if (out->nrows < r->rows_cap) return 0;
   long cap = r->rows_cap ? 2 * r->rows_cap : 256;
-  double **arrays[4] = {&out->time, &out->qpos, &out->qvel, &out->ctrl};
-  int widths[4] = {1, out->nq, out->nv, out->nu};
-  for (int k = 0; k < 4; k++) {
-    if (k == 3 && out->nu == 0) continue;
+  double **arrays[5] = {&out->time, &out->qpos, &out->qvel, &out->ctrl, &out->act};
+  int widths[5] = {1, out->nq, out->nv, out->nu, out->na};
+  for (int k = 0; k < 5; k++) {
+    if (k >= 3 && widths[k] == 0) continue;
     size_t n = (size_t)cap * (size_t)(widths[k] > 0 ? widths[k] : 1);
     double *grown = realloc(*arrays[k], n * sizeof **arrays[k]);
     if (!grown) return -1;
@@ -138,6 +140,7 @@ static int csv_parse_row(csv_reader *r, mr_recording *out) {
       case CSV_QPOS: out->qpos[k * out->nq + r->index[i]] = x; break;
       case CSV_QVEL: out->qvel[k * out->nv + r->index[i]] = x; break;
       case CSV_CTRL: out->ctrl[k * out->nu + r->index[i]] = x; break;
+      case CSV_ACT: out->act[k * out->na + r->index[i]] = x; break;
       default: break;
     }
     p = *end ? end + 1 : end;
@@ -223,25 +226,26 @@ static int h5_read_rows(hid_t file, const char *name, int rank, long rows, int w
   return rc;
 }
 
-/* Shapes of /time, /qpos, /qvel and /ctrl (optional). Rows are the fewest any of them has:
- * a run killed in the middle of a flush may have extended some datasets and not others. */
-static int h5_shapes(const char *path, hid_t file, mr_recording *out, int *has_ctrl, char *err,
+/* Shapes of /time, /qpos, /qvel, and /ctrl and /act (optional: has[0], has[1]). Rows are the
+ * fewest any of them has: a run killed in the middle of a flush may have extended some
+ * datasets and not others. */
+static int h5_shapes(const char *path, hid_t file, mr_recording *out, int has[2], char *err,
                      int errlen) {
-  const char *names[4] = {"time", "qpos", "qvel", "ctrl"};
-  int ranks[4] = {1, 2, 2, 2};
-  int *widths[4] = {NULL, &out->nq, &out->nv, &out->nu};
+  const char *names[5] = {"time", "qpos", "qvel", "ctrl", "act"};
+  int ranks[5] = {1, 2, 2, 2, 2};
+  int *widths[5] = {NULL, &out->nq, &out->nv, &out->nu, &out->na};
   int one;
   out->nrows = -1;
-  *has_ctrl = 0;
-  for (int k = 0; k < 4; k++) {
+  has[0] = has[1] = 0;
+  for (int k = 0; k < 5; k++) {
     long rows;
     if (h5_dataset_shape(file, names[k], ranks[k], &rows, widths[k] ? widths[k] : &one)) {
-      if (k == 3) break;
+      if (k >= 3) continue;
       snprintf(err, (size_t)errlen, "%s: no readable dataset /%s (%s) in the HDF5 file", path,
                names[k], ranks[k] == 1 ? "rows" : "rows x n");
       return -1;
     }
-    if (k == 3) *has_ctrl = 1;
+    if (k >= 3) has[k - 3] = 1;
     if (out->nrows < 0 || rows < out->nrows) out->nrows = rows;
   }
   return 0;
@@ -254,13 +258,15 @@ static int recording_load_h5(const char *path, mr_recording *out, char *err, int
     snprintf(err, (size_t)errlen, "%s: cannot open as HDF5 (damaged, or still being written)", path);
     return -1;
   }
-  int has_ctrl = 0;
-  int rc = h5_shapes(path, file, out, &has_ctrl, err, errlen);
+  int has[2] = {0, 0};
+  int rc = h5_shapes(path, file, out, has, err, errlen);
   if (rc == 0) {
     rc = h5_read_rows(file, "time", 1, out->nrows, 1, &out->time);
     if (rc == 0) rc = h5_read_rows(file, "qpos", 2, out->nrows, out->nq, &out->qpos);
     if (rc == 0) rc = h5_read_rows(file, "qvel", 2, out->nrows, out->nv, &out->qvel);
-    if (rc == 0 && has_ctrl) rc = h5_read_rows(file, "ctrl", 2, out->nrows, out->nu, &out->ctrl);
+    if (rc == 0 && has[0]) rc = h5_read_rows(file, "ctrl", 2, out->nrows, out->nu, &out->ctrl);
+    if (rc == 0 && has[1] && out->na > 0)
+      rc = h5_read_rows(file, "act", 2, out->nrows, out->na, &out->act);
     if (rc) snprintf(err, (size_t)errlen, "%s: HDF5 read error", path);
   }
   H5Fclose(file);
@@ -280,6 +286,11 @@ static int recording_check_sizes(const char *path, int is_hdf5, const mr_model *
   if (r->ctrl && r->nu != m->nu) {
     snprintf(err, (size_t)errlen, "%s%s: the recording has %d controls; the model has nu %d", path,
              where, r->nu, m->nu);
+    return -1;
+  }
+  if (r->act && r->na != m->na) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has %d activations; the model has na %d",
+             path, where, r->na, m->na);
     return -1;
   }
   for (long i = 0; i < r->nrows; i++)

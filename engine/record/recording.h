@@ -4,20 +4,22 @@
  * chosen by the file's extension; a "FILE.part" left by an interrupted or killed run reads
  * as its base format, with every row that reached the disk (a CSV's last line is dropped if
  * a crash cut it short). Sizes are checked against the model the recording is meant for:
- * the columns (CSV) or dataset widths (HDF5) must be nq and nv (and nu for /ctrl), else one
- * line "FILE:LINE: what is wrong" (CSV) or "FILE: what is wrong" (HDF5). */
+ * the columns (CSV) or dataset widths (HDF5) must be nq and nv (and nu for /ctrl, na for the
+ * activations), else one line "FILE:LINE: what is wrong" (CSV) or "FILE: what is wrong"
+ * (HDF5). */
 #ifndef MR_RECORDING_H
 #define MR_RECORDING_H
 
 #include "moreau.h"
 
 typedef struct mr_recording {
-  int nq, nv, nu;
+  int nq, nv, nu, na;
   long nrows;
   double *time; /* nrows */
   double *qpos; /* nrows x nq, row-major */
   double *qvel; /* nrows x nv */
   double *ctrl; /* nrows x nu; NULL for CSV, which records no controls */
+  double *act;  /* nrows x na; NULL when the recording has no activations */
 } mr_recording;
 
 /* 0 on success; else -1, one line in err, and *out empty (safe to free). */

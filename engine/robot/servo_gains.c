@@ -60,8 +60,8 @@ static double mr_robot_servo_mass(const mr_model *m, const mr_data *d, const cha
 
 static void mr_robot_set_gains(mr_model *m, int u, double mass) {
   const double w = MR_SERVO_BANDWIDTH;
-  double *gain = m->actuator_gainprm + 3 * u, *bias = m->actuator_biasprm + 3 * u;
-  int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+  double *gain = m->actuator_gainprm + MR_NGAIN * u, *bias = m->actuator_biasprm + MR_NBIAS * u;
+  int dof = m->jnt_dofadr[m->actuator_trnid[2 * u]];
   if (m->actuator_kind[u] == MR_ACT_POSITION) {
     gain[0] = mass * w * w;
     bias[1] = -gain[0];
@@ -72,15 +72,21 @@ static void mr_robot_set_gains(mr_model *m, int u, double mass) {
   }
 }
 
+/* A position or velocity servo (kind) on a joint: what this stage sets targets for. */
+static int mr_robot_joint_servo(const mr_model *m, int u, int kind) {
+  return m->actuator_kind[u] == kind && m->actuator_trntype[u] == MR_TRN_JOINT;
+}
+
 /* What each keyframe's controls are for its servos: hold the keyframe. */
 static void mr_robot_key_ctrl(mr_model *m) {
   for (int k = 0; k < m->nkey; k++) {
     const double *qpos = m->key_qpos + (size_t)k * m->nq;
     double *ctrl = m->key_ctrl + (size_t)k * m->nu;
     for (int u = 0; u < m->nu; u++) {
-      int j = m->actuator_trnid[u];
-      if (m->actuator_kind[u] == MR_ACT_POSITION) ctrl[u] = m->actuator_gear[u] * qpos[m->jnt_qposadr[j]];
-      if (m->actuator_kind[u] == MR_ACT_VELOCITY) ctrl[u] = 0;
+      int j = m->actuator_trnid[2 * u];
+      if (mr_robot_joint_servo(m, u, MR_ACT_POSITION))
+        ctrl[u] = m->actuator_gear[6 * u] * qpos[m->jnt_qposadr[j]];
+      if (mr_robot_joint_servo(m, u, MR_ACT_VELOCITY)) ctrl[u] = 0;
     }
   }
 }
@@ -97,7 +103,7 @@ void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char 
     mr_robot_stance(m, d, stance);
     for (int u = 0; u < m->nu && u < s->nactuators; u++) {
       if (!s->actuators[u].auto_gains) continue;
-      int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+      int dof = m->jnt_dofadr[m->actuator_trnid[2 * u]];
       int velocity = m->actuator_kind[u] == MR_ACT_VELOCITY; /* explicit: M_ii alone */
       mr_robot_set_gains(m, u, velocity ? d->qM[m->dof_Madr[dof]] : mr_robot_servo_mass(m, d, stance, dof));
     }
@@ -109,8 +115,8 @@ void mr_robot_servo_gains(const mr_spec *s, mr_model *m, mr_data *d, const char 
 
 void mr_robot_hold_targets(const mr_model *m, mr_data *d) {
   for (int u = 0; u < m->nu; u++)
-    if (m->actuator_kind[u] == MR_ACT_POSITION)
-      d->ctrl[u] = m->actuator_gear[u] * d->qpos[m->jnt_qposadr[m->actuator_trnid[u]]];
+    if (mr_robot_joint_servo(m, u, MR_ACT_POSITION))
+      d->ctrl[u] = m->actuator_gear[6 * u] * d->qpos[m->jnt_qposadr[m->actuator_trnid[2 * u]]];
 }
 
 int mr_robot_check_mass(const mr_spec *s, const mr_model *m, mr_data *d, char *err,
