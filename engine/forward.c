@@ -4,11 +4,14 @@
  *   position stage      kinematics, com frames, mass matrix (CRBA), collision
  *   velocity stage      body velocities, bias forces (RNEA), passive forces
  *   actuation           actuator forces, then qfrc_smooth (+ applied forces)
+ *   sensors             position and velocity sensors of the start state
  *   constraint rows     equalities, joint limits, contacts at the start state
  *                       (constraint.c), built with the forces so that both integrators
  *                       use the same rows
  *   acceleration        L^T D L factor of A, qacc_smooth = A^-1 qfrc_smooth
  *   constraint solve    G, g, the selected solver, impulses -> qacc (delassus.c)
+ *   sensors             acceleration and force sensors, from the qacc and constraint
+ *                       impulses the step applies (before the state moves on)
  *   integrate           semi-implicit Euler with implicit joint damping
  *   projection          equality constraints back onto their manifold (constraint.c)
  *
@@ -128,6 +131,8 @@ static void mr_forward_forces(const mr_model *m, mr_data *d) {
   mr_forward_position(m, d);
   mr_forward_velocity(m, d);
   mr_actuator_forces(m, d);
+  mr_sensors(m, d, MR_STAGE_POS);
+  mr_sensors(m, d, MR_STAGE_VEL);
   mr_smooth_force(m, d);
   mr_step_stats_reset(m, d);
   mr_constraint_build(m, d);
@@ -137,6 +142,7 @@ void mr_forward(const mr_model *m, mr_data *d) {
   mr_forward_forces(m, d);
   mr_forward_acceleration(m, d);
   mr_forward_constraint(m, d);
+  mr_sensors(m, d, MR_STAGE_ACC);
 }
 
 /* ------------------------------------------------------------------ integration */
@@ -155,9 +161,10 @@ static int mr_step_is_smooth(mr_data *d) {
   return !r || r->nrow == 0;
 }
 
-/* q <- q (+) dt v after v <- v + dt qacc. */
+/* q <- q (+) dt v after v <- v + dt qacc; the acceleration sensors read the state first. */
 static void mr_advance(const mr_model *m, mr_data *d, const double *qacc) {
   const double dt = d->opt.timestep;
+  mr_sensors(m, d, MR_STAGE_ACC);
   for (int i = 0; i < m->nv; i++) d->qvel[i] += dt * qacc[i];
   mr_integrate_pos(m, d->qpos, d->qvel, dt);
   d->time += dt;

@@ -17,7 +17,7 @@
 
 /* What the two sides are compared on, gathered from either a spec or a model. */
 typedef struct view {
-  int nq, nv, nbody, njnt, ngeom, nu, nsite;
+  int nq, nv, nbody, njnt, ngeom, nu, nsite, nsensor;
   double *site_pos, *site_quat, *site_size;           /* nsite */
   double *body_pos, *body_quat;                       /* nbody */
   int *jnt_type, *jnt_limited;                        /* njnt */
@@ -80,6 +80,7 @@ static void view_from_spec(view *v, const mr_spec *s) {
   v->ngeom = s->ngeoms;
   v->nu = s->nactuators;
   v->nsite = s->nsites;
+  v->nsensor = s->nsensors;
   view_alloc_all(v);
   for (int i = 0; i < s->nsites; i++) {
     memcpy(v->site_pos + 3 * i, s->sites[i].pos, 3 * sizeof(double));
@@ -137,6 +138,7 @@ static void view_from_model(view *v, const mr_model *m) {
   v->ngeom = m->ngeom;
   v->nu = m->nu;
   v->nsite = m->nsite;
+  v->nsensor = m->nsensor;
   view_alloc_all(v);
   memcpy(v->site_pos, m->site_pos, 3 * sizeof(double) * (size_t)m->nsite);
   memcpy(v->site_quat, m->site_quat, 4 * sizeof(double) * (size_t)m->nsite);
@@ -190,6 +192,9 @@ static void compare(const char *tag, const view *v, const mjModel *mj, int compa
   MR_CHECK_MSG(v->njnt == mj->njnt, "%s njnt %d vs %d", tag, v->njnt, mj->njnt);
   MR_CHECK_MSG(v->ngeom == mj->ngeom, "%s ngeom %d vs %d", tag, v->ngeom, mj->ngeom);
   if (compare_nu) MR_CHECK_MSG(v->nu == mj->nu, "%s nu %d vs %d", tag, v->nu, mj->nu);
+  /* sensors on tendons or skipped actuators are skipped with them */
+  if (compare_nu && mj->ntendon == 0)
+    MR_CHECK_MSG(v->nsensor == mj->nsensor, "%s nsensor %d vs %d", tag, v->nsensor, mj->nsensor);
   if (v->nbody != mj->nbody || v->njnt != mj->njnt || v->ngeom != mj->ngeom) return;
   for (int i = 0; i < v->nbody; i++) {
     CMP_VEC("body_pos", v->body_pos + 3 * i, mj->body_pos + 3 * i, 3, i);

@@ -15,8 +15,10 @@ typedef struct mr_compiled_mesh {
   mr_mesh_data data;
   mr_hull hull;
   double pos[3], quat[4]; /* mesh frame in the file's coordinates */
-  double volume;
+  double volume;          /* the volume a geom's mass comes from (density x volume) */
   double inertia[3];      /* principal moments per unit density */
+  double box[3];          /* half sizes of the box with the same mass and inertia (MuJoCo's
+                             inertia box, used to fit primitives) */
 } mr_compiled_mesh;
 
 typedef struct mr_compiler {
@@ -35,6 +37,9 @@ void mr_compile_meshes_free(mr_compiler *c);
 void mr_compile_tree(mr_compiler *c, mr_model *m);   /* bodies, joints, dofs, qpos0 */
 int mr_compile_geoms(mr_compiler *c, mr_model *m);   /* geoms, meshes, body inertia */
 void mr_compile_copy(mr_compiler *c, mr_model *m);   /* sites, cameras, ..., keyframes */
+int mr_compile_check_sensors(mr_compiler *c);        /* sensor targets, cutoffs */
+int mr_compile_sensor_data_size(const mr_spec *s);   /* nsensordata */
+void mr_compile_sensors(mr_compiler *c, mr_model *m); /* sensor arrays (needs geom_new) */
 
 /* qpos / dof counts of a joint type. */
 static inline int mr_joint_nq(int type) {

@@ -3,7 +3,7 @@
  * and the small readers every other mjcf_*.c file uses.
  *
  * Sections are visited in MuJoCo's fixed order (compiler, option, default, asset,
- * worldbody, contact, equality, actuator, keyframe) whatever their order in the file, so
+ * worldbody, contact, equality, actuator, sensor, keyframe) whatever their order in the file, so
  * that angle units are known before any angle is read and assets before geoms use them.
  */
 #include "mjcf.h"
@@ -81,6 +81,33 @@ int mjcf_tristate(mjcf_ctx *c, const xmlNode *n, const char *name, int *out) {
   if (k < 0) return -1;
   *out = k;
   return 1;
+}
+
+static int mjcf_count_numbers(const char *text) {
+  int count = 0, in = 0;
+  for (const char *p = text; *p; p++) {
+    int sep = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',';
+    if (!sep && !in) count++;
+    in = !sep;
+  }
+  return count;
+}
+
+int mjcf_vector(mjcf_ctx *c, const xmlNode *n, const char *name, double **out, int *count) {
+  const char *text = mr_xml_attr(n, name);
+  *out = NULL;
+  *count = 0;
+  if (!text) return 0;
+  int k = mjcf_count_numbers(text);
+  if (k == 0) return 0;
+  double *v = mr_spec_doubles(c->s, NULL, k);
+  if (!v) return mjcf_fail(c, n, "out of memory");
+  char what[64];
+  snprintf(what, sizeof what, "attribute '%s'", name);
+  if (mr_parse_doubles(text, v, k, k, what, mjcf_src(c, n), c->err, c->errlen) < 0) return -1;
+  *out = v;
+  *count = k;
+  return 0;
 }
 
 const char *mjcf_name(mjcf_ctx *c, const xmlNode *n, const char *name) {
@@ -266,6 +293,7 @@ static int mjcf_parse_option(mjcf_ctx *c, const xmlNode *n) {
   if (!(dt > 0)) return mjcf_fail(c, n, "option timestep must be positive");
   o->timestep = dt;
   if (mjcf_doubles(c, n, "gravity", o->gravity, 3, 3) < 0) return -1;
+  if (mjcf_doubles(c, n, "magnetic", o->magnetic, 3, 3) < 0) return -1;
   const char *integ = mr_xml_attr(n, "integrator");
   if (integ) {
     if (strcmp(integ, "Euler") == 0) {
@@ -311,6 +339,7 @@ static const struct {
     {"contact", mjcf_parse_contact},
     {"equality", mjcf_parse_equality},
     {"actuator", mjcf_parse_actuator},
+    {"sensor", mjcf_parse_sensor},
     {"keyframe", mjcf_parse_keyframe},
 };
 #define MJCF_NSECTIONS ((int)(sizeof mjcf_sections / sizeof mjcf_sections[0]))

@@ -21,22 +21,52 @@ static const char *mjcf_file_stem(mjcf_ctx *c, const char *file) {
   return mr_spec_strdup(c->s, stem);
 }
 
+/* Inline vertex (and optionally face) data: faces must index the vertices; without faces
+ * the compiler uses the vertices' convex hull, as MuJoCo does. */
+static int mjcf_mesh_inline(mjcf_ctx *c, const xmlNode *n, mr_spec_mesh *m) {
+  double *v, *f;
+  int nv, nf;
+  if (mjcf_vector(c, n, "vertex", &v, &nv) < 0 || mjcf_vector(c, n, "face", &f, &nf) < 0) return -1;
+  if (nv % 3 || nv < 12)
+    return mjcf_fail(c, n, "<mesh> vertex data must be at least 4 points of 3 numbers (got %d numbers)", nv);
+  if (nf % 3) return mjcf_fail(c, n, "<mesh> face data must be triangles of 3 indices (got %d numbers)", nf);
+  int *face = nf ? mr_spec_ints(c->s, NULL, nf) : NULL;
+  if (nf && !face) return mjcf_fail(c, n, "out of memory");
+  for (int i = 0; i < nf; i++) {
+    if (!(f[i] >= 0 && f[i] < nv / 3) || f[i] != (int)f[i])
+      return mjcf_fail(c, n, "<mesh> face index %g is not a vertex (0 to %d)", f[i], nv / 3 - 1);
+    face[i] = (int)f[i];
+  }
+  m->vert = v;
+  m->nvert = nv / 3;
+  m->face = face;
+  m->nface = nf / 3;
+  return 0;
+}
+
 static int mjcf_mesh(mjcf_ctx *c, const xmlNode *n) {
   int k = mjcf_class_of(c, n, 0);
   if (k < 0) return -1;
   mjcf_mesh_def d = c->classes[k].mesh;
   if (mjcf_mesh_apply(c, &d, n) < 0) return -1;
   const char *file = mr_xml_attr(n, "file");
-  if (!file || !file[0])
-    return mjcf_fail(c, n, "<mesh> needs a file attribute (inline vertex data is not supported)");
-  char path[MJCF_PATH_MAX];
-  mjcf_join_path(path, sizeof path, c->dir, c->meshdir, file);
+  int has_file = file && file[0], has_vertex = mr_xml_attr(n, "vertex") != NULL;
+  if (has_file == has_vertex)
+    return mjcf_fail(c, n, has_file ? "<mesh> has both a file and vertex data"
+                                    : "<mesh> needs a file or vertex data");
+  if (has_vertex && !mr_xml_attr(n, "name")) return mjcf_fail(c, n, "<mesh> with vertex data needs a name");
   int id = mr_spec_add_mesh(c->s, mjcf_src(c, n));
   if (id < 0) return mjcf_fail(c, n, "out of memory");
   mr_spec_mesh *m = &c->s->meshes[id];
+  memcpy(m->scale, d.scale, sizeof d.scale);
+  if (has_vertex) {
+    m->name = mjcf_name(c, n, "name");
+    return mjcf_mesh_inline(c, n, m);
+  }
+  char path[MJCF_PATH_MAX];
+  mjcf_join_path(path, sizeof path, c->dir, c->meshdir, file);
   m->name = mr_xml_attr(n, "name") ? mjcf_name(c, n, "name") : mjcf_file_stem(c, file);
   m->path = mr_spec_strdup(c->s, path);
-  memcpy(m->scale, d.scale, sizeof d.scale);
   return 0;
 }
 
