@@ -123,19 +123,33 @@ static void mr_step_stats_reset(const mr_model *m, mr_data *d) {
   d->metrics.energy = d->energy[0] + d->energy[1];
 }
 
+/* After the position stage: velocities, bias and passive forces, actuators, and the
+ * position and velocity sensors of the state. */
+static void mr_forward_state(const mr_model *m, mr_data *d) {
+  mr_forward_velocity(m, d);
+  mr_actuator_forces(m, d);
+  mr_sensors(m, d, MR_STAGE_POS);
+  mr_sensors(m, d, MR_STAGE_VEL);
+}
+
 /* Every stage up to the forces and the constraint rows; what follows depends on the
  * caller. The row header is the arena's first block (constraint.h). */
 static void mr_forward_forces(const mr_model *m, mr_data *d) {
   mr_arena_reset(d);
   mr_constraint_begin(d);
   mr_forward_position(m, d);
-  mr_forward_velocity(m, d);
-  mr_actuator_forces(m, d);
-  mr_sensors(m, d, MR_STAGE_POS);
-  mr_sensors(m, d, MR_STAGE_VEL);
+  mr_forward_state(m, d);
   mr_smooth_force(m, d);
   mr_step_stats_reset(m, d);
   mr_constraint_build(m, d);
+}
+
+void mr_sensors_state(const mr_model *m, mr_data *d) {
+  if (m->nsensor == 0) return;
+  size_t mark = mr_arena_mark(d);
+  mr_kinematics(m, d);
+  mr_forward_state(m, d);
+  mr_arena_restore(d, mark);
 }
 
 void mr_forward(const mr_model *m, mr_data *d) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sensor_menu.h"
 #include "viewer.h"
 
 static const char HELP[] =
@@ -22,6 +23,8 @@ static const char HELP[] =
     "  I            integrator: euler / midpoint\n"
     "Display\n"
     "  P            plots panel\n"
+    "  N  shift+N   plot the next / previous sensor\n"
+    "  E            list the sensors to plot one\n"
     "  C            contact points and normals\n"
     "  F            contact forces\n"
     "  K            friction cones\n"
@@ -180,6 +183,15 @@ static int key_display(mr_viewer *v, int key) {
 void mr_viewer_key(mr_viewer *v, int key, int mods) {
   if (mods & GLFW_MOD_CONTROL) {
     key_with_ctrl(v, key);
+    return;
+  }
+  if (mr_sensor_menu_key(v, key)) return;
+  if (key == GLFW_KEY_N) {
+    mr_sensor_plot_cycle(v, mods & GLFW_MOD_SHIFT ? -1 : 1);
+    return;
+  }
+  if (key == GLFW_KEY_E) {
+    mr_sensor_menu_toggle(v);
     return;
   }
   if (key_display(v, key)) return;

@@ -1,6 +1,7 @@
 /* mr_model's memory: every array lives in one buffer, laid out from the single list below,
  * so allocation, size and freeing can never disagree. Plus name lookups and total mass. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,4 +253,16 @@ const char *mr_sensor_type_name(int type) {
       "framelinacc",   "frameangacc",   "subtreecom",     "subtreelinvel",  "subtreeangmom",
       "clock"};
   return type >= 0 && type < MR_SENS_NTYPES ? names[type] : NULL;
+}
+
+void mr_sensor_column(const mr_model *m, int i, int k, char *buf, size_t n) {
+  if (!buf || n == 0) return;
+  const char *name = mr_id2name(m, MR_OBJ_SENSOR, i);
+  char id[16];
+  snprintf(id, sizeof id, "%d", i);
+  if (!name || !name[0]) name = id;
+  int len = m->sensor_dim[i] > 1 ? snprintf(buf, n, "sensor_%s_%d", name, k) : snprintf(buf, n, "sensor_%s", name);
+  /* one CSV field, one word: separators and quotes become underscores */
+  for (int c = 7; c < len && c < (int)n - 1; c++)
+    if (buf[c] == ',' || buf[c] == '"' || buf[c] == ' ' || (unsigned char)buf[c] < 32) buf[c] = '_';
 }

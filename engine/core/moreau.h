@@ -509,6 +509,11 @@ double mr_model_total_mass(const mr_model *m);
 /* The MJCF element name of a sensor type ("jointpos", "framequat", ...), or NULL. */
 const char *mr_sensor_type_name(int type);
 
+/* Column name of number k of sensor i in recordings and summaries: "sensor_NAME" for a
+ * scalar, "sensor_NAME_k" otherwise; an unnamed sensor is named by its index, and commas,
+ * quotes, spaces and control characters in a name become underscores. */
+void mr_sensor_column(const mr_model *m, int i, int k, char *buf, size_t n);
+
 /* Name lookup: -1 if absent; "" for unnamed. */
 int mr_name2id(const mr_model *m, mr_obj_type type, const char *name);
 const char *mr_id2name(const mr_model *m, mr_obj_type type, int id);
@@ -544,6 +549,12 @@ void mr_subtree_vel(const mr_model *m, mr_data *d);
  * MR_STAGE_ACC qacc, the contact impulses of the step and d->limit_impulse. The pipeline
  * calls them; they are public so a tool can evaluate sensors on a state it set itself. */
 void mr_sensors(const mr_model *m, mr_data *d, mr_stage stage);
+
+/* Position and velocity sensors of the current state (after a step, or a state the caller
+ * set), leaving the acceleration and force sensors the last step computed and the contacts
+ * untouched: what recordings and plots show for a state. Runs the kinematics, velocity and
+ * actuation stages; nothing when the model has no sensors. */
+void mr_sensors_state(const mr_model *m, mr_data *d);
 
 /* Full forward dynamics without integrating: qacc. */
 void mr_forward(const mr_model *m, mr_data *d);
