@@ -152,18 +152,35 @@ static double mr_ray_mesh(const mr_model *m, int mesh, const double p[3], const 
   return best;
 }
 
-/* The heightfield solid: surface triangles, then its four sides (below the surface) and
- * its base. */
+/* The heightfield as MuJoCo casts rays at it: the nearest crossing of any of its parts,
+ * the base box (z from -base to 0), the surface triangles and the four sides of the box
+ * above the base (z from 0 to top) where they lie under the surface's border. A ray that
+ * starts inside the solid thus meets the base's top face or the surface, whichever comes
+ * first. Only the cells under the ray's stretch inside the upper box are tried. */
 static double mr_ray_hfield(const mr_model *m, int hfield, const double p[3], const double v[3]) {
   mr_hfield h;
   mr_hfield_get(m, hfield, &h);
-  double half[3] = {h.sx, h.sy, 0.5 * (h.top + h.base)}, center[3] = {0, 0, 0.5 * (h.top - h.base)};
-  double q[3];
-  mr_sub3(q, p, center);
-  if (mr_ray_local(MR_GEOM_BOX, half, q, v) < 0) return -1; /* misses the bounding box */
-  double best = -1;
-  for (int r = 0; r + 1 < h.nrow; r++)
-    for (int c = 0; c + 1 < h.ncol; c++)
+  double half[3] = {h.sx, h.sy, 0.5 * h.base}, q[3];
+  mr_copy3(q, p);
+  q[2] += 0.5 * h.base;
+  double best = h.base > 0 ? mr_ray_local(MR_GEOM_BOX, half, q, v) : -1;
+  /* the ray's stretch inside the upper box, [x0, x1] */
+  double x0 = 0, x1 = HUGE_VAL, lo[3] = {-h.sx, -h.sy, 0}, hi[3] = {h.sx, h.sy, h.top};
+  for (int i = 0; i < 3; i++) {
+    if (fabs(v[i]) < MR_MINVAL) {
+      if (p[i] < lo[i] || p[i] > hi[i]) return best;
+      continue;
+    }
+    double a = (lo[i] - p[i]) / v[i], b = (hi[i] - p[i]) / v[i];
+    x0 = fmax(x0, fmin(a, b));
+    x1 = fmin(x1, fmax(a, b));
+  }
+  if (x0 > x1) return best;
+  int r0, r1, c0, c1;
+  double xa = p[0] + x0 * v[0], xb = p[0] + x1 * v[0], ya = p[1] + x0 * v[1], yb = p[1] + x1 * v[1];
+  mr_hfield_cells(&h, fmin(xa, xb), fmax(xa, xb), fmin(ya, yb), fmax(ya, yb), &r0, &r1, &c0, &c1);
+  for (int r = r0; r < r1; r++)
+    for (int c = c0; c < c1; c++)
       for (int t = 0; t < 2; t++) {
         double tri[3][3];
         mr_hfield_triangle(&h, r, c, t, tri);
@@ -175,10 +192,10 @@ static double mr_ray_hfield(const mr_model *m, int hfield, const double p[3], co
       double x = mr_ray_face(p, v, i, e * half[i], box, 0);
       if (x < 0) continue;
       double z = p[2] + x * v[2];
-      if (z >= -h.base && z <= mr_hfield_height(&h, p[0] + x * v[0], p[1] + x * v[1]))
+      if (z >= 0 && z <= h.top && z < mr_hfield_height(&h, p[0] + x * v[0], p[1] + x * v[1]))
         best = mr_ray_min(best, x);
     }
-  return mr_ray_min(best, mr_ray_face(p, v, 2, -h.base, box, 0));
+  return best;
 }
 
 double mr_ray_geom(const mr_model *m, const mr_data *d, int g, const double p[3], const double v[3]) {

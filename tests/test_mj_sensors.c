@@ -18,14 +18,10 @@
 
 #include "collision/ray.h"
 #include "moreau.h"
+#include "mr_mj_fixture.h"
 #include "mr_test.h"
 
 #define TOL 1e-9
-
-static const char *fixture(const char *name, char *buf, size_t n) {
-  snprintf(buf, n, "%s/tests/data/mjcf/%s", MOREAU_SOURCE_DIR, name);
-  return buf;
-}
 
 /* Moreau's object type for MuJoCo's. */
 static int object_type(int mjtype) {
@@ -121,17 +117,6 @@ static void copy_state(const mjModel *mj, const mjData *md, const mr_model *m, m
   memcpy(d->xfrc_applied, md->xfrc_applied, sizeof(double) * 6 * (size_t)m->nbody);
   d->time = md->time;
   (void)mj;
-}
-
-/* The fixture loaded by both; 0 (and a failed check) if either cannot load it. */
-static int load_both(const char *name, mjModel **mj, mr_model **m) {
-  char path[1024], err[1024] = "";
-  fixture(name, path, sizeof path);
-  *mj = mj_loadXML(path, NULL, err, sizeof err);
-  MR_CHECK_MSG(*mj != NULL, "MuJoCo cannot load %s: %s", path, err);
-  *m = mr_model_load(path, NULL, err, sizeof err);
-  MR_CHECK_MSG(*m != NULL, "moreau cannot load %s: %s", path, err);
-  return *mj && *m;
 }
 
 /* 1: the whole pipeline on states without constraints. */

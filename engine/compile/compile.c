@@ -93,6 +93,7 @@ static int mr_count_sizes(mr_compiler *c, mr_model *z) {
   z->nkey = s->nkeys;
   z->nsensor = s->nsensors;
   z->nhfield = s->nhfields;
+  for (int k = 0; k < s->nhfields; k++) z->nhfielddata += c->hfields[k].nrow * c->hfields[k].ncol;
   z->nsensordata = mr_compile_sensor_data_size(s);
   for (int k = 0; k < s->nmeshes; k++) {
     z->nmeshvert += c->meshes[k].data.nvert;
@@ -144,6 +145,7 @@ static void mr_fill_names(const mr_compiler *c, mr_model *m) {
 
 static void mr_compiler_free(mr_compiler *c) {
   mr_compile_meshes_free(c);
+  mr_compile_hfields_free(c);
   free(c->geom_order);
   free(c->geom_new);
 }
@@ -157,9 +159,10 @@ static mr_model *mr_out_of_memory(mr_compiler *c, mr_model *m) {
 
 mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
   if (err && errlen > 0) err[0] = 0;
-  mr_compiler c = {s, err, errlen, NULL, NULL, NULL};
+  mr_compiler c = {s, err, errlen, NULL, NULL, NULL, NULL};
   mr_model sizes, *m = NULL;
-  if (mr_compile_check_spec(&c) || mr_compile_check_sensors(&c) || mr_compile_meshes(&c))
+  if (mr_compile_check_spec(&c) || mr_compile_check_sensors(&c) || mr_compile_meshes(&c) ||
+      mr_compile_hfields(&c))
     goto fail;
   if (mr_order_geoms(&c) || mr_count_sizes(&c, &sizes)) {
     m = mr_out_of_memory(&c, NULL);
@@ -173,6 +176,7 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
     goto fail;
   }
   mr_compile_tree(&c, m);
+  mr_compile_hfields_fill(&c, m);
   if (mr_compile_geoms(&c, m)) {
     m = mr_out_of_memory(&c, m);
     goto fail;

@@ -21,11 +21,18 @@ typedef struct mr_compiled_mesh {
                              inertia box, used to fit primitives) */
 } mr_compiled_mesh;
 
+/* A heightfield's samples, normalized to [0, 1] (row 0 at -y). */
+typedef struct mr_compiled_hfield {
+  float *data;
+  int nrow, ncol;
+} mr_compiled_hfield;
+
 typedef struct mr_compiler {
   mr_spec *s;
   char *err;
   int errlen;
   mr_compiled_mesh *meshes; /* s->nmeshes */
+  mr_compiled_hfield *hfields; /* s->nhfields */
   int *geom_order;          /* model geom i is spec geom geom_order[i] (grouped by body) */
   int *geom_new;            /* spec geom -> model geom */
 } mr_compiler;
@@ -33,6 +40,9 @@ typedef struct mr_compiler {
 int mr_compile_check_spec(mr_compiler *c);           /* references, finiteness, sizes */
 int mr_compile_check_model(mr_compiler *c, mr_model *m); /* masses, inertias, keyframes */
 int mr_compile_meshes(mr_compiler *c);               /* load, recenter, hull */
+int mr_compile_hfields(mr_compiler *c);              /* load, normalize */
+void mr_compile_hfields_free(mr_compiler *c);
+void mr_compile_hfields_fill(const mr_compiler *c, mr_model *m); /* hfield arrays */
 void mr_compile_meshes_free(mr_compiler *c);
 void mr_compile_tree(mr_compiler *c, mr_model *m);   /* bodies, joints, dofs, qpos0 */
 int mr_compile_geoms(mr_compiler *c, mr_model *m);   /* geoms, meshes, body inertia */

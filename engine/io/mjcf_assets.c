@@ -1,4 +1,4 @@
-/* <asset>: meshes, textures and materials. Meshes and textures are read before materials
+/* <asset>: meshes, heightfields, textures and materials. Meshes and textures are read before materials
  * so that a material may name a texture defined after it, as MuJoCo allows. File paths
  * are resolved here (meshdir / texturedir, relative to the model's directory); the
  * compiler loads the mesh files.
@@ -70,6 +70,44 @@ static int mjcf_mesh(mjcf_ctx *c, const xmlNode *n) {
   return 0;
 }
 
+/* <hfield>: a file (PNG or MuJoCo's binary), inline elevation (nrow x ncol values, as
+ * MuJoCo 2.3 reads them), or nrow x ncol zeros (MuJoCo 2.2's way to leave the data to the
+ * user). Files resolve against meshdir, as MuJoCo resolves them. */
+static int mjcf_hfield(mjcf_ctx *c, const xmlNode *n) {
+  int id = mr_spec_add_hfield(c->s, mjcf_src(c, n));
+  if (id < 0) return mjcf_fail(c, n, "out of memory");
+  mr_spec_hfield *h = &c->s->hfields[id];
+  const char *file = mr_xml_attr(n, "file");
+  if (mjcf_int(c, n, "nrow", &h->nrow) < 0 || mjcf_int(c, n, "ncol", &h->ncol) < 0) return -1;
+  int k = mjcf_doubles(c, n, "size", h->size, 4, 4);
+  if (k < 0) return -1;
+  if (k == 0) return mjcf_fail(c, n, "<hfield> needs a size (x, y, top height, base depth)");
+  for (int i = 0; i < 4; i++)
+    if (!(h->size[i] > 0)) return mjcf_fail(c, n, "<hfield> size[%d] = %g must be positive", i, h->size[i]);
+  double *elevation;
+  int nelev;
+  if (mjcf_vector(c, n, "elevation", &elevation, &nelev) < 0) return -1;
+  if (file && file[0]) {
+    if (h->nrow || h->ncol || elevation)
+      return mjcf_fail(c, n, "<hfield> has a file and nrow/ncol/elevation: one or the other");
+    char path[MJCF_PATH_MAX];
+    mjcf_join_path(path, sizeof path, c->dir, c->meshdir, file);
+    h->path = mr_spec_strdup(c->s, path);
+    h->name = mr_xml_attr(n, "name") ? mjcf_name(c, n, "name") : mjcf_file_stem(c, file);
+    return 0;
+  }
+  if (h->nrow < 2 || h->ncol < 2)
+    return mjcf_fail(c, n, "<hfield> without a file needs nrow and ncol of at least 2 (got %d x %d)",
+                     h->nrow, h->ncol);
+  if (h->nrow > 1 << 14 || h->ncol > 1 << 14)
+    return mjcf_fail(c, n, "<hfield> %d x %d is larger than 16384 x 16384", h->nrow, h->ncol);
+  if (elevation && nelev != h->nrow * h->ncol)
+    return mjcf_fail(c, n, "<hfield> elevation has %d values, nrow x ncol is %d", nelev, h->nrow * h->ncol);
+  h->elevation = elevation;
+  h->name = mjcf_name(c, n, "name");
+  return 0;
+}
+
 static int mjcf_texture(mjcf_ctx *c, const xmlNode *n) {
   static const char *const types[] = {"2d", "cube", "skybox", NULL};
   static const char *const builtins[] = {"none", "gradient", "checker", "flat", NULL};
@@ -128,6 +166,8 @@ int mjcf_parse_asset(mjcf_ctx *c, const xmlNode *node) {
       rc = mjcf_mesh(c, ch);
     else if (mr_xml_is(ch, "texture"))
       rc = mjcf_texture(c, ch);
+    else if (mr_xml_is(ch, "hfield"))
+      rc = mjcf_hfield(c, ch);
     else if (!mr_xml_is(ch, "material"))
       mjcf_warn_once(c, ch, (const char *)ch->name);
     if (rc < 0) return -1;
