@@ -64,7 +64,9 @@ static void mr_geom_fit(const mr_compiler *c, const mr_spec_geom *g, double size
   } else {
     double lo[3], hi[3];
     mr_mesh_extent(cm, lo, hi);
-    for (int k = 0; k < 3; k++) center[k] = 0.5 * (lo[k] + hi[k]), size[k] = hi[k] - center[k];
+    for (int k = 0; k < 3; k++) center[k] = 0.5 * (lo[k] + hi[k]);
+    if (g->type == MR_GEOM_BOX || g->type == MR_GEOM_ELLIPSOID)
+      for (int k = 0; k < 3; k++) size[k] = hi[k] - center[k];
     double r = 0, rxy = 0, hz = 0;
     for (int v = 0; v < cm->data.nvert; v++) {
       double d[3];

@@ -143,7 +143,8 @@ int mr_mesh_mass_properties_legacy(const double *vert, int nvert, const int *fac
     mr_sub3(D, vert + 3 * t[0], c);
     mr_sub3(E, vert + 3 * t[1], c);
     mr_sub3(F, vert + 3 * t[2], c);
-    double v = fabs(mr_dot3(cen, n) * mr_triangle_props(D, E, F, n, cen) / 3);
+    double a = mr_triangle_props(D, E, F, n, cen); /* before n and cen are read */
+    double v = fabs(mr_dot3(cen, n) * a / 3);
     vol += v;
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++)

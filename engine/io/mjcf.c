@@ -249,6 +249,12 @@ static int mjcf_parse_compiler(mjcf_ctx *c, const xmlNode *n) {
   if (k == -2) return -1;
   if (k >= 0) c->s->inertiafromgeom = k;
   if (mjcf_bool(c, n, "autolimits", &c->autolimits) < 0) return -1;
+  /* meshes: primitives fitted to their bounding box, MuJoCo 2.2's legacy inertia */
+  if (mjcf_bool(c, n, "fitaabb", &c->s->fitaabb) < 0) return -1;
+  if (mjcf_bool(c, n, "exactmeshinertia", &c->s->exactmeshinertia) < 0) return -1;
+  double total;
+  if ((k = mjcf_doubles(c, n, "settotalmass", &total, 1, 1)) < 0) return -1;
+  if (k) c->s->settotalmass = total; /* <= 0: off, as in MuJoCo */
   const char *seq = mr_xml_attr(n, "eulerseq");
   if (seq) {
     if (strlen(seq) != 3 || strspn(seq, "xyzXYZ") != 3)
