@@ -268,12 +268,7 @@ int mr_manifold_reduce(mr_contact_point *pts, int n, int keep) {
   int best = 0; /* deepest first */
   for (int i = 1; i < n; i++)
     if (pts[i].dist < pts[best].dist) best = i;
-  return mr_manifold_reduce_from(pts, n, keep, best);
-}
-
-int mr_manifold_reduce_from(mr_contact_point *pts, int n, int keep, int first) {
-  if (n <= keep) return n;
-  mr_contact_point t = pts[0]; pts[0] = pts[first]; pts[first] = t;
+  mr_contact_point t = pts[0]; pts[0] = pts[best]; pts[best] = t;
   double mind[MR_CLIP_CAP];
   int cap = n < MR_CLIP_CAP ? n : MR_CLIP_CAP;
   for (int i = 1; i < cap; i++) {

@@ -109,7 +109,5 @@ int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_poin
 /* Keeps at most keep of n points: the deepest, then greedily the farthest from those kept
  * (widest spread). Order is deterministic. Returns the new count. */
 int mr_manifold_reduce(mr_contact_point *pts, int n, int keep);
-/* The same, starting from point first instead of the deepest. */
-int mr_manifold_reduce_from(mr_contact_point *pts, int n, int keep, int first);
 
 #endif

@@ -17,7 +17,7 @@
  *      they come to rest as on a plane (hfield_rest_plane.xml, the same solver: positions to
  *      1e-6, the same contact count and penetration), with the contact count and resting
  *      height compared with MuJoCo's on the same model;
- *   5. mj_hfield.xml run for 1.5 s with every solver: the five geoms come down on the bumpy
+ *   5. mj_hfield.xml run for 1 s with every solver: the five geoms come down on the bumpy
  *      terrain, the ramp and the flat field and stay on them (none sinks through or leaves
  *      its heightfield's footprint, the state stays finite). */
 #include <math.h>
@@ -209,7 +209,7 @@ typedef struct rest {
 static void rest_moreau(const mr_model *m, int solver, rest *r) {
   mr_data *d = mr_data_create(m);
   d->opt.solver = solver;
-  for (int k = 0; k < 1000; k++) mr_step(m, d);
+  for (int k = 0; k < 500; k++) mr_step(m, d);
   memcpy(r->qpos, d->qpos, sizeof r->qpos);
   r->speed = 0;
   for (int i = 0; i < m->nv; i++) r->speed = fmax(r->speed, fabs(d->qvel[i]));
@@ -224,7 +224,7 @@ static void rest_moreau(const mr_model *m, int solver, rest *r) {
 
 static void rest_mujoco(const mjModel *mj, rest *r) {
   mjData *md = mj_makeData(mj);
-  for (int k = 0; k < 1000; k++) mj_step(mj, md);
+  for (int k = 0; k < 500; k++) mj_step(mj, md);
   memcpy(r->qpos, md->qpos, sizeof r->qpos);
   for (int b = 0; b < 3; b++) r->ncon[b] = 0, r->depth[b] = 0;
   for (int i = 0; i < md->ncon; i++) {
@@ -286,7 +286,7 @@ static void check_settle(const mr_model *m) {
     mr_data *d = mr_data_create(m);
     d->opt.solver = s;
     int ok = 1;
-    for (int k = 0; k < 750 && ok; k++) {
+    for (int k = 0; k < 500 && ok; k++) {
       mr_step(m, d);
       for (int i = 0; i < m->nq; i++) ok &= isfinite(d->qpos[i]);
     }

@@ -7,7 +7,8 @@
  *   2. exactmeshinertia="false" (MuJoCo 2.2's default): the legacy estimate, pyramids
  *      counted positive from the surface centroid and the mass of the inertia box;
  *   3. fitaabb="true" settotalmass="10": primitives fitted to the bounding box, every body
- *      scaled to a total mass of 10.
+ *      scaled to a total mass of 10;
+ *   4. MuJoCo's sample mug.xml (an OBJ) as MuJoCo loads it by default, legacy inertia.
  * Body masses, inertia matrices and centers, and every geom's size, position and principal
  * axes match MuJoCo's to float precision (MuJoCo keeps mesh vertices as floats), but for
  * where fitaabb places a primitive (see fitted_aabb_pos). */
@@ -141,6 +142,26 @@ static void compare(const char *tag, const char *path, int aabb, double total_ma
   mj_deleteModel(mj);
 }
 
+/* MuJoCo's sample mug (an OBJ) as shipped, that is with MuJoCo 2.2's default legacy mesh
+ * inertia, which Moreau gives when asked: the same masses, inertias and frames. */
+static void compare_mug(void) {
+  char src[1024], path[1024];
+  snprintf(src, sizeof src, "%s/mug/mug.xml", MUJOCO_MODEL_DIR);
+  char *text = mr_test_read_file(src);
+  MR_REQUIRE(text != NULL);
+  const char *root = "<mujoco model=\"mug\">";
+  char *at = strstr(text, root);
+  MR_REQUIRE(at != NULL);
+  snprintf(path, sizeof path, "%s/mug.xml", tmpdir);
+  FILE *f = fopen(path, "w");
+  MR_REQUIRE(f != NULL);
+  fprintf(f, "%s<compiler exactmeshinertia=\"false\" meshdir=\"%s/mug\" texturedir=\"%s/mug\"/>%s",
+          root, MUJOCO_MODEL_DIR, MUJOCO_MODEL_DIR, at + strlen(root));
+  fclose(f);
+  free(text);
+  compare("mug.xml, legacy inertia", path, 0, 0);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_mj_meshes_XXXXXX");
   MR_REQUIRE(mkdtemp(tmpdir));
@@ -151,6 +172,7 @@ int main(void) {
   compare("legacy inertia", path, 0, 0);
   variant("exactmeshinertia=\"true\" fitaabb=\"true\" settotalmass=\"10\"", "aabb.xml", path, sizeof path);
   compare("fitaabb, settotalmass", path, 1, 10);
+  compare_mug();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
