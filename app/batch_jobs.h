@@ -41,6 +41,7 @@ typedef struct mr_batch_table {
   int njobs;
   mr_batch_job *jobs;
   char **values; /* njobs x ncolumns: the text written in JOBS (NULL: not given) */
+  const char *summary_sensors; /* --summary-sensors of the batch (NULL: none), for every job */
   /* every other string the jobs point to */
   char **strings;
   int nstrings, capstrings;

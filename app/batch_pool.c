@@ -128,6 +128,7 @@ static void result_from_stats(mr_batch_result *r, const mr_sim_stats *s, const m
   r->energy_start = s->energy_start;
   r->energy_end = s->energy_end;
   r->energy_drift = s->energy_end - s->energy_start;
+  r->sensors = s->sensors;
 }
 
 static void result_status(mr_batch_result *r, int exit_status, const mr_sim_stats *s, const char *err) {
@@ -162,7 +163,9 @@ static void pool_run_job(pool *p, int job, mr_batch_result *r) {
   hooks.stop = p->c->stop;
   mr_sim_stats stats;
   char err[512] = "";
-  int status = mr_sim_execute(&jb->opt, m, d, &hooks, &stats, err, (int)sizeof err);
+  mr_cli_options opt = jb->opt;
+  opt.summary_sensors = p->c->table->summary_sensors;
+  int status = mr_sim_execute(&opt, m, d, &hooks, &stats, err, (int)sizeof err);
   result_from_stats(r, &stats, d);
   result_status(r, status, &stats, err);
   mr_data_free(d);

@@ -90,12 +90,73 @@ static void field_text(const result_field *fd, const mr_batch_result *r, char *b
   else snprintf(buf, n, "%.17g", *(const double *)(const void *)base);
 }
 
+/* ------------------------------------------------------------------ sensor columns */
+
+static int sensor_list_count(const mr_batch_table *t) {
+  if (!t->summary_sensors) return 0;
+  int n = 1;
+  for (const char *p = t->summary_sensors; *p; p++) n += *p == ',';
+  return n < MR_SUMMARY_SENSORS ? n : MR_SUMMARY_SENSORS;
+}
+
+/* Numbers of sensor k: the widest any job reported (1 before any did). */
+static int sensor_width(const mr_batch_table *t, const mr_batch_result *r, int k) {
+  int w = 0;
+  for (int j = 0; j < t->njobs; j++)
+    if (r[j].sensors.count > k && r[j].sensors.dim[k] > w) w = r[j].sensors.dim[k];
+  return w > 0 ? w : 1;
+}
+
+static void sensor_column_name(const mr_batch_table *t, int k, int i, int width, int max,
+                               char *buf, size_t n) {
+  char name[256];
+  mr_sensor_summary_name(t->summary_sensors, k, name, sizeof name);
+  if (width > 1) snprintf(buf, n, "sensor_%s_%d_%s", name, i, max ? "max" : "final");
+  else snprintf(buf, n, "sensor_%s_%s", name, max ? "max" : "final");
+}
+
+/* Value i of sensor k of a result (final or max), or NULL when the job has none. */
+static const double *sensor_value(const mr_batch_result *r, int k, int i, int max) {
+  const mr_sensor_summary *s = &r->sensors;
+  if (k >= s->count || i >= s->dim[k]) return NULL;
+  int v = i;
+  for (int q = 0; q < k; q++) v += s->dim[q];
+  if (v >= MR_SUMMARY_VALUES || !s->seen[v]) return NULL;
+  return max ? &s->max[v] : &s->final[v];
+}
+
+static void csv_sensor_header(FILE *f, const mr_batch_table *t, const mr_batch_result *r) {
+  for (int k = 0; k < sensor_list_count(t); k++) {
+    int w = sensor_width(t, r, k);
+    for (int i = 0; i < w; i++)
+      for (int max = 0; max < 2; max++) {
+        char col[320];
+        sensor_column_name(t, k, i, w, max, col, sizeof col);
+        csv_field(f, col, 0);
+      }
+  }
+}
+
+static void csv_sensor_row(FILE *f, const mr_batch_table *t, const mr_batch_result *r, int j) {
+  for (int k = 0; k < sensor_list_count(t); k++) {
+    int w = sensor_width(t, r, k);
+    for (int i = 0; i < w; i++)
+      for (int max = 0; max < 2; max++) {
+        const double *x = sensor_value(&r[j], k, i, max);
+        char buf[64] = "";
+        if (x) snprintf(buf, sizeof buf, "%.17g", *x);
+        csv_field(f, buf, 0);
+      }
+  }
+}
+
 static void csv_write(FILE *f, const mr_batch_table *t, const mr_batch_result *r) {
   fputs("job,name", f);
   for (int c = 0; c < t->ncolumns; c++)
     if (!is_name_column(t, c)) csv_field(f, t->columns[c], 0);
   fputs(",status,message", f);
   for (int k = 0; k < FIELD_COUNT; k++) csv_field(f, result_fields[k].name, 0);
+  csv_sensor_header(f, t, r);
   fputc('\n', f);
   for (int j = 0; j < t->njobs; j++) {
     fprintf(f, "%d", j + 1);
@@ -109,6 +170,7 @@ static void csv_write(FILE *f, const mr_batch_table *t, const mr_batch_result *r
       field_text(&result_fields[k], &r[j], buf, sizeof buf);
       csv_field(f, buf, 0);
     }
+    csv_sensor_row(f, t, r, j);
     fputc('\n', f);
   }
 }
@@ -133,6 +195,7 @@ static void json_row(mr_json *js, const mr_batch_table *t, int j, const mr_batch
     else if (fd->type == FIELD_LONG) mr_json_int(js, fd->name, *(const long *)(const void *)base);
     else mr_json_double(js, fd->name, *(const double *)(const void *)base);
   }
+  mr_sensor_summary_json(js, &r->sensors, t->summary_sensors);
   mr_json_object_end(js);
 }
 
@@ -180,7 +243,7 @@ int mr_batch_summary_write(const char *dir, const mr_batch_table *t, const mr_ba
 
 /* ------------------------------------------------------------------ resume */
 
-enum { MAX_SUMMARY_FIELDS = 96 };
+enum { MAX_SUMMARY_FIELDS = 96 + 2 * MR_SUMMARY_VALUES };
 
 typedef struct summary_header {
   int n;
@@ -219,7 +282,34 @@ static int row_matches(const summary_header *h, char **row, const mr_batch_table
   return 1;
 }
 
-static void row_to_result(const summary_header *h, char **row, mr_batch_result *r) {
+/* --resume: the sensor columns of an ok row back into its result. */
+static void resume_sensors(const summary_header *h, char **row, const mr_batch_table *t,
+                           mr_batch_result *r) {
+  int n = sensor_list_count(t), v = 0;
+  r->sensors.count = n;
+  for (int k = 0; k < n; k++) {
+    int w = 0;
+    char col[320];
+    for (int i = 0; i < MR_SUMMARY_VALUES; i++) {
+      sensor_column_name(t, k, i, 2, 0, col, sizeof col);
+      if (header_find(h, col, h->status, h->n) < 0) break;
+      w = i + 1;
+    }
+    if (w == 0) w = 1;
+    r->sensors.dim[k] = w;
+    for (int i = 0; i < w && v < MR_SUMMARY_VALUES; i++, v++)
+      for (int max = 0; max < 2; max++) {
+        sensor_column_name(t, k, i, w, max, col, sizeof col);
+        int c = header_find(h, col, h->status, h->n);
+        if (c < 0 || !row[c][0]) continue;
+        (max ? r->sensors.max : r->sensors.final)[v] = strtod(row[c], NULL);
+        r->sensors.seen[v] = 1;
+      }
+  }
+}
+
+static void row_to_result(const summary_header *h, char **row, const mr_batch_table *t,
+                          mr_batch_result *r) {
   memset(r, 0, sizeof *r);
   r->status = MR_JOB_OK;
   r->resumed = 1;
@@ -232,6 +322,7 @@ static void row_to_result(const summary_header *h, char **row, mr_batch_result *
     else if (fd->type == FIELD_LONG) *(long *)(void *)base = strtol(row[i], NULL, 10);
     else *(double *)(void *)base = strtod(row[i], NULL);
   }
+  resume_sensors(h, row, t, r);
 }
 
 static int resume_row(const summary_header *h, char *line, const mr_batch_table *t, mr_batch_result *r) {
@@ -242,7 +333,7 @@ static int resume_row(const summary_header *h, char *line, const mr_batch_table 
   if (*end || job < 1 || job > t->njobs) return 0;
   int j = (int)job - 1;
   if (strcmp(row[h->status], "ok") != 0 || !row_matches(h, row, t, j)) return 0;
-  row_to_result(h, row, &r[j]);
+  row_to_result(h, row, t, &r[j]);
   return 1;
 }
 

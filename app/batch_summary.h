@@ -5,12 +5,16 @@
  * status (ok, diverged, error, interrupted, not_run), the message of a failure, and the
  * run's numbers: steps, simulated time, wall time, steps per second, mean/max solver
  * iterations, max residuals (solver, primal, dual, complementarity), max penetration, and
- * the energy at start and end with their difference (energy_drift, J). Both files are
+ * the energy at start and end with their difference (energy_drift, J), and with
+ * --summary-sensors the final and largest value of each named sensor: CSV columns
+ * sensor_NAME_final and sensor_NAME_max (sensor_NAME_i_final... for each number i of a
+ * vector sensor), JSON "sensors": {NAME: {"final": [...], "max": [...]}}. Both files are
  * written to a temporary name and renamed, so a reader never sees half a summary. */
 #ifndef MR_BATCH_SUMMARY_H
 #define MR_BATCH_SUMMARY_H
 
 #include "batch_jobs.h"
+#include "sensor_summary.h"
 
 typedef enum mr_job_status {
   MR_JOB_NOT_RUN = 0, /* not handed out (interrupted batch) */
@@ -33,6 +37,7 @@ typedef struct mr_batch_result {
   double sim_time, wall_s, steps_per_s;
   double mean_iters, max_iters, max_residual, max_primal, max_dual, max_complementarity;
   double max_penetration, energy_start, energy_end, energy_drift;
+  mr_sensor_summary sensors; /* --summary-sensors: columns sensor_NAME[_i]_final and _max */
 } mr_batch_result;
 
 const char *mr_job_status_name(int status);

@@ -59,7 +59,8 @@ static void batch_error(const batch *b, const char *fmt, ...) {
 
 static int batch_parse(batch *b, int argc, char **argv) {
   char err[1024];
-  if (mr_cli_parse(argc, argv, MR_OPTS_BATCH | MR_OPTS_OUTPUT, &b->o, err, (int)sizeof err)) {
+  if (mr_cli_parse(argc, argv, MR_OPTS_BATCH | MR_OPTS_OUTPUT | MR_OPTS_SUMMARY, &b->o, err,
+                   (int)sizeof err)) {
     batch_error(b, "%s", err);
     return -1;
   }
@@ -265,6 +266,7 @@ int mr_cmd_batch(int argc, char **argv) {
     batch_error(&b, "%s", err);
     return MR_EXIT_BAD_INPUT;
   }
+  b.table.summary_sensors = b.o.summary_sensors;
   int status = MR_EXIT_BAD_INPUT;
   if (mr_batch_mpi_init(&b.mpi, err, (int)sizeof err)) {
     batch_error(&b, "%s", err);

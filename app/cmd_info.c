@@ -34,6 +34,8 @@ static void info_print_sizes(const mr_model *m, const char *path) {
   printf("nq %d  nv %d  nbody %d  njnt %d  ngeom %d  nu %d  na %d  neq %d  ntendon %d  nmesh %d  "
          "nkey %d\n", m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nu, m->na, m->neq, m->ntendon,
          m->nmesh, m->nkey);
+  if (m->nsensor || m->nhfield)
+    printf("nsensor %d  nsensordata %d  nhfield %d\n", m->nsensor, m->nsensordata, m->nhfield);
   printf("total mass   %.6g kg\n", mr_model_total_mass(m));
   printf("timestep     %g s\n", m->opt.timestep);
   printf("gravity      %g %g %g\n", m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
@@ -120,6 +122,50 @@ static void info_json_tendons(mr_json *j, const mr_model *m) {
     mr_json_double(j, "stiffness", m->tendon_stiffness[t]);
     mr_json_double(j, "damping", m->tendon_damping[t]);
     mr_json_int(j, "nwrap", m->tendon_num[t]);
+    mr_json_object_end(j);
+  }
+  mr_json_array_end(j);
+}
+
+/* What a sensor senses, as "type name" (the world or nothing for clock). */
+static void sensor_object(const mr_model *m, int i, char *buf, size_t n) {
+  static const char *const types[MR_OBJ_NTYPES] = {
+      [MR_OBJ_BODY] = "body",   [MR_OBJ_XBODY] = "xbody",   [MR_OBJ_JOINT] = "joint",
+      [MR_OBJ_GEOM] = "geom",   [MR_OBJ_SITE] = "site",     [MR_OBJ_CAMERA] = "camera",
+      [MR_OBJ_ACTUATOR] = "actuator"};
+  int t = m->sensor_objtype[i];
+  if (t < 0 || t >= MR_OBJ_NTYPES || !types[t]) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  char id[16];
+  snprintf(id, sizeof id, "#%d", m->sensor_objid[i]);
+  snprintf(buf, n, "%s %s", types[t], name_or(m, (mr_obj_type)t, m->sensor_objid[i], id));
+}
+
+static void info_print_sensors(const mr_model *m) {
+  if (m->nsensor == 0) return;
+  printf("\n%4s  %-24s  %-14s  %3s  %s\n", "id", "sensor", "type", "dim", "object");
+  for (int i = 0; i < m->nsensor; i++) {
+    char obj[160];
+    sensor_object(m, i, obj, sizeof obj);
+    printf("%4d  %-24s  %-14s  %3d  %s\n", i, name_or(m, MR_OBJ_SENSOR, i, "-"),
+           mr_sensor_type_name(m->sensor_type[i]), m->sensor_dim[i], obj);
+  }
+}
+
+static void info_json_sensors(mr_json *j, const mr_model *m) {
+  mr_json_array_begin(j, "sensors");
+  for (int i = 0; i < m->nsensor; i++) {
+    char obj[160];
+    sensor_object(m, i, obj, sizeof obj);
+    mr_json_object_begin(j, NULL);
+    mr_json_string(j, "name", mr_id2name(m, MR_OBJ_SENSOR, i));
+    mr_json_string(j, "type", mr_sensor_type_name(m->sensor_type[i]));
+    mr_json_int(j, "dim", m->sensor_dim[i]);
+    mr_json_int(j, "adr", m->sensor_adr[i]);
+    mr_json_string(j, "object", obj);
+    mr_json_double(j, "cutoff", m->sensor_cutoff[i]);
     mr_json_object_end(j);
   }
   mr_json_array_end(j);
@@ -319,6 +365,9 @@ static void info_print_json(const mr_model *m, const char *path) {
   mr_json_int(&j, "nmesh", m->nmesh);
   mr_json_int(&j, "nkey", m->nkey);
   mr_json_double(&j, "data_bytes", (double)mr_data_bytes(m));
+  mr_json_int(&j, "nsensor", m->nsensor);
+  mr_json_int(&j, "nsensordata", m->nsensordata);
+  mr_json_int(&j, "nhfield", m->nhfield);
   mr_json_double(&j, "mass", mr_model_total_mass(m));
   mr_json_double(&j, "timestep", m->opt.timestep);
   mr_json_array_begin(&j, "gravity");
@@ -329,6 +378,7 @@ static void info_print_json(const mr_model *m, const char *path) {
   info_json_actuators(&j, m);
   info_json_joints_geoms(&j, m);
   info_json_tendons(&j, m);
+  info_json_sensors(&j, m);
   mr_json_object_end(&j);
 }
 
@@ -361,6 +411,7 @@ int mr_cmd_info(int argc, char **argv) {
     info_print_bodies(m);
     info_print_geoms(m);
     info_print_tendons(m);
+    info_print_sensors(m);
   }
   mr_model_free(m);
   return fflush(stdout) == 0 ? MR_EXIT_OK : MR_EXIT_FAILURE;

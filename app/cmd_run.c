@@ -121,6 +121,7 @@ static void run_print_json(const run_context *c) {
   }
   mr_json_int(&j, "max_contacts", c->d->maxcon);
   mr_json_int(&j, "contacts_dropped", s->contacts_dropped);
+  mr_sensor_summary_json(&j, &s->sensors, c->o->summary_sensors);
   mr_json_object_end(&j);
 }
 
@@ -152,6 +153,7 @@ static void run_print_text(const run_context *c) {
     printf("recorded     %ld rows to %s\n", s->rows, c->o->record);
   if (c->o->contacts && !s->contacts_failed)
     printf("contacts to  %s: %ld rows\n", c->o->contacts, s->contact_rows);
+  mr_sensor_summary_print(stdout, &s->sensors, c->o->summary_sensors);
 }
 
 /* Everything after the model is loaded and the data made: the job itself is
@@ -181,7 +183,7 @@ static int run_simulate(run_context *c) {
 
 static int run_parse(int argc, char **argv, mr_cli_options *o) {
   char err[1024];
-  if (mr_cli_parse(argc, argv, MR_OPTS_LOAD | MR_OPTS_OUTPUT | MR_OPTS_SIM, o, err,
+  if (mr_cli_parse(argc, argv, MR_OPTS_LOAD | MR_OPTS_OUTPUT | MR_OPTS_SIM | MR_OPTS_SUMMARY, o, err,
                    (int)sizeof err)) {
     mr_cli_error("%s", err);
     return -1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engine/robot/robot.h"
+#include "sensor_summary.h"
 
 enum option_id {
   OPT_FLOATING, OPT_PACKAGE_PATH, OPT_SRDF, OPT_FLOOR, OPT_NO_FLOOR, OPT_SELF_COLLISION,
@@ -17,7 +18,7 @@ enum option_id {
   OPT_NO_CONSTRAINTS, OPT_NO_GRAVITY, OPT_KEYFRAME, OPT_RECORD, OPT_CONTACTS, OPT_RECORD_EVERY, OPT_TOL,
   OPT_MAX_ITER, OPT_RESTITUTION, OPT_CTRL, OPT_INIT, OPT_SEED,
   OPT_FRAMES, OPT_SCREENSHOT, OPT_CAMERA, OPT_REPLAY, OPT_WIDTH, OPT_HEIGHT, OPT_PLOTS, OPT_KEYS,
-  OPT_JOBS, OPT_OUT, OPT_RESUME, OPT_HELP
+  OPT_JOBS, OPT_OUT, OPT_RESUME, OPT_SUMMARY_SENSORS, OPT_HELP
 };
 
 typedef struct option_spec {
@@ -67,6 +68,7 @@ static const option_spec option_table[] = {
     {"--jobs", OPT_JOBS, MR_OPTS_BATCH, 1},
     {"--out", OPT_OUT, MR_OPTS_BATCH, 1},
     {"--resume", OPT_RESUME, MR_OPTS_BATCH, 0},
+    {"--summary-sensors", OPT_SUMMARY_SENSORS, MR_OPTS_SUMMARY, 1},
     {"--help", OPT_HELP, 0, 0},
     {"-h", OPT_HELP, 0, 0},
 };
@@ -210,6 +212,10 @@ static int options_store(mr_cli_options *o, const option_spec *spec, const char 
     case OPT_REPLAY: o->replay = value; break;
     case OPT_OUT: o->out_dir = value; break;
     case OPT_RESUME: o->resume = 1; break;
+    case OPT_SUMMARY_SENSORS:
+      if (mr_sensor_summary_check_list(value, err, errlen)) return -1;
+      o->summary_sensors = value;
+      break;
     case OPT_PLOTS: o->plots = 1; break;
     case OPT_KEYS: o->keys = value; break;
     case OPT_SEED:
@@ -396,7 +402,7 @@ void mr_cli_print_usage(FILE *out) {
       "             [--width W] [--height H] [--plots] [--keys FRAME:KEY,...] [--replay FILE]\n"
       "      the viewer (H in the window lists the keys); --frames renders N frames offscreen\n"
       "      and exits, --replay plays a recording\n"
-      "  moreau batch JOBS [--jobs N] [--out DIR] [--resume]\n"
+      "  moreau batch JOBS [--jobs N] [--out DIR] [--resume] [--summary-sensors NAME,...]\n"
       "      many runs in parallel (JOBS: CSV or sweep spec); under mpirun, shared across ranks\n"
       "  moreau solvers\n"
       "      the contact solver registry: name, hotkey, description\n"
@@ -434,6 +440,7 @@ void mr_cli_print_usage(FILE *out) {
       "                       qpos0 or an SRDF state, SRDF exclusions; on: all but\n"
       "                       parent-child; off: none within a robot\n"
       "  --strict             URDF inertia repairs and bounds are errors\n"
+      "  --summary-sensors NAME,...  run and batch: each sensor's final and largest value\n"
       "  --quiet              no warnings, no progress bar\n"
       "  --json               machine-readable summary\n"
       "\n"

@@ -21,7 +21,8 @@ enum {
   MR_OPTS_OUTPUT = 1 << 1, /* --quiet --json */
   MR_OPTS_SIM = 1 << 2,    /* --steps ... --max-iter: everything that configures a run */
   MR_OPTS_VIEW = 1 << 3,   /* --frames --screenshot --camera --replay --width --height */
-  MR_OPTS_BATCH = 1 << 4   /* --jobs --out --resume */
+  MR_OPTS_BATCH = 1 << 4,  /* --jobs --out --resume */
+  MR_OPTS_SUMMARY = 1 << 5 /* --summary-sensors (run and batch) */
 };
 
 typedef struct mr_cli_options {
@@ -45,6 +46,7 @@ typedef struct mr_cli_options {
   const char *ctrl_file; /* --ctrl FILE.csv: time column + one column per actuator name */
   const char *init_file; /* --init FILE: qpos/qvel to start from (last row of a recording) */
   long seed;             /* --seed N: reproducible perturbation of the initial state; 0 none */
+  const char *summary_sensors; /* --summary-sensors NAME,...: final and max values reported */
 
   /* view */
   long frames;            /* --frames N: render N frames then exit; 0: interactive */

@@ -69,8 +69,11 @@ static int sim_state_finite(const mr_model *m, const mr_data *d) {
   return isfinite(d->time);
 }
 
+/* The row's sensors: position and velocity ones of its state, acceleration and force ones
+ * of the step that produced it (record.h). */
 static int sim_record_row(sim_context *c, double energy) {
   char err[1024];
+  mr_sensors_state(c->m, c->d);
   if (mr_recorder_write(c->rec, c->d, energy, err, (int)sizeof err) == 0) return 0;
   sim_error(c, "%s", err);
   c->s->record_failed = 1;
@@ -178,6 +181,7 @@ static int sim_one_step(sim_context *c, long i) {
     return -1;
   }
   sim_step_stats(c, i);
+  if (c->s->sensors.count) mr_sensor_summary_take(&c->s->sensors, m, d, 0);
   if (c->have_ctrl) mr_ctrl_schedule_apply(&c->ctrl, d->time, d->ctrl);
   if ((i + 1) % c->o->record_every != 0) return 0;
   if (c->contacts && sim_record_contacts(c, i + 1, t)) return -1;
@@ -353,6 +357,10 @@ static int sim_run_open(sim_context *c) {
   sim_loop(c);
   s->time_end = c->d->time;
   s->energy_end = s->diverged ? NAN : sim_energy(c->m, c->d);
+  if (s->sensors.count && !s->diverged) { /* the final state's own sensors */
+    mr_sensors_state(c->m, c->d);
+    mr_sensor_summary_take(&s->sensors, c->m, c->d, 0);
+  }
   if (s->diverged) s->time_end = s->diverged_time;
   sim_record_end(c);
   sim_contacts_end(c);
@@ -379,6 +387,12 @@ int mr_sim_execute(const mr_cli_options *o, const mr_model *m, mr_data *d,
   c.errlen = errlen;
   int status = MR_EXIT_BAD_INPUT;
   if (sim_initial_state(&c)) goto done;
+  if (mr_sensor_summary_begin(&stats->sensors, o->summary_sensors, m, o->model_path, err, errlen))
+    goto done;
+  if (stats->sensors.count) { /* the initial state counts too */
+    mr_sensors_state(m, d);
+    mr_sensor_summary_take(&stats->sensors, m, d, 1);
+  }
   stats->time_start = d->time;
   stats->energy_start = stats->max_energy = sim_energy(m, d);
   if (o->record && (status = sim_record_begin(&c)) != MR_EXIT_OK) goto done;

@@ -22,6 +22,7 @@
 
 #include "moreau.h"
 #include "options.h"
+#include "sensor_summary.h"
 
 typedef struct mr_sim_stats {
   long steps_requested;
@@ -50,6 +51,7 @@ typedef struct mr_sim_stats {
   long unstable_step;     /* 1-based number of the first step that showed it */
   int ran;                /* 1 once stepping began: the fields above describe a run (0 when
                              the job stopped at its set-up: bad input, a file not created) */
+  mr_sensor_summary sensors; /* --summary-sensors: final and largest values */
 } mr_sim_stats;
 
 typedef struct mr_sim_hooks {

@@ -1,7 +1,8 @@
 /* The narrow phase: a table over (type, type) pairs, lower type first. Closed-form routines
  * where they are exact and cheaper than the general path; every other convex pair goes
- * through libccd (collide_convex.c) with a face-clipped manifold (manifold.c). The caller's
- * order is restored by flipping the normals, so they always point from g1 to g2. */
+ * through libccd (collide_convex.c) with a face-clipped manifold (manifold.c), and
+ * heightfields through their prisms (collide_hfield.c). The caller's order is restored by
+ * flipping the normals, so they always point from g1 to g2. */
 #include <math.h>
 
 #include "engine/core/mr_math.h"
@@ -49,10 +50,27 @@ static int mr_bounds_apart(const mr_shape *a, const mr_shape *b, double margin) 
   return mr_dot3(r, r) > reach * reach;
 }
 
+/* A heightfield (type 1, lower than every convex type) against a convex geom; nothing
+ * against planes and other heightfields, which are all static. */
+static int mr_narrowphase_hfield(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
+                                 mr_contact_point *out) {
+  int swap = m->geom_type[g2] == MR_GEOM_HFIELD;
+  int other = m->geom_type[swap ? g1 : g2];
+  if (other == MR_GEOM_PLANE || other == MR_GEOM_HFIELD) return 0;
+  mr_shape a, b;
+  mr_shape_make(m, d, swap ? g2 : g1, &a);
+  mr_shape_make(m, d, swap ? g1 : g2, &b);
+  int n = mr_collide_hfield(m, &a, &b, margin, out);
+  if (swap)
+    for (int i = 0; i < n; i++) mr_scale3(out[i].normal, out[i].normal, -1);
+  return n;
+}
+
 int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
                    mr_contact_point out[MR_MAX_MANIFOLD]) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 < 0 || t2 < 0 || t1 >= MR_GEOM_NTYPES || t2 >= MR_GEOM_NTYPES) return 0;
+  if (t1 == MR_GEOM_HFIELD || t2 == MR_GEOM_HFIELD) return mr_narrowphase_hfield(m, d, g1, g2, margin, out);
   int swap = t1 > t2;
   mr_collide_fn fn = swap ? mr_collide_table[t2][t1] : mr_collide_table[t1][t2];
   if (!fn) return 0;

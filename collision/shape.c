@@ -14,6 +14,7 @@ void mr_shape_make(const mr_model *m, const mr_data *d, int g, mr_shape *s) {
   s->hullvert = 0;
   s->hullface = 0;
   s->nhull = s->nhullface = 0;
+  s->hfield = s->type == MR_GEOM_HFIELD ? m->geom_hfieldid[g] : -1;
   int mesh = m->geom_meshid[g];
   if (s->type == MR_GEOM_MESH && mesh >= 0) {
     s->hullvert = m->mesh_hullvert + 3 * m->mesh_hullvertadr[mesh];
@@ -211,10 +212,24 @@ void mr_shape_aabb(const mr_shape *s, double lo[3], double hi[3]) {
   for (int i = 0; i < 3; i++) { lo[i] = s->pos[i] - h[i]; hi[i] = s->pos[i] + h[i]; }
 }
 
+/* A heightfield's box: x and y half extents, from the base up to the top height. */
+static void mr_aabb_hfield(const mr_model *m, const mr_shape *s, double lo[3], double hi[3]) {
+  const double *hs = m->hfield_size + 4 * s->hfield;
+  double c[3] = {0, 0, 0.5 * (hs[2] - hs[3])}, half[3] = {hs[0], hs[1], 0.5 * (hs[2] + hs[3])}, wc[3];
+  mr_shape_to_world(s, wc, c);
+  for (int i = 0; i < 3; i++) {
+    double h = 0;
+    for (int j = 0; j < 3; j++) h += fabs(s->mat[3 * i + j]) * half[j];
+    lo[i] = wc[i] - h;
+    hi[i] = wc[i] + h;
+  }
+}
+
 void mr_geom_aabb(const mr_model *m, const mr_data *d, int g, double lo[3], double hi[3]) {
   mr_shape s;
   mr_shape_make(m, d, g, &s);
-  mr_shape_aabb(&s, lo, hi);
+  if (s.type == MR_GEOM_HFIELD && s.hfield >= 0) mr_aabb_hfield(m, &s, lo, hi);
+  else mr_shape_aabb(&s, lo, hi);
 }
 
 int mr_geom_aabbs_near(const mr_model *m, const mr_data *d, int g1, int g2, double margin) {

@@ -19,6 +19,7 @@ typedef struct mr_shape {
   const double *hullvert; /* meshes: hull vertices in the geom frame, nhull x3 */
   const int *hullface;   /* meshes: hull triangles, nhullface x3 */
   int nhull, nhullface;
+  int hfield;             /* heightfields: the model's hfield id (-1 otherwise) */
 } mr_shape;
 
 void mr_shape_make(const mr_model *m, const mr_data *d, int g, mr_shape *s);
@@ -80,6 +81,10 @@ int mr_collide_sphere_capsule(const mr_shape *a, const mr_shape *b, double margi
 
 /* collide_capsule.c */
 int mr_collide_capsule_capsule(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+
+/* collide_hfield.c: a heightfield (a) against any convex geom (b), prism by prism. */
+int mr_collide_hfield(const mr_model *m, const mr_shape *a, const mr_shape *b, double margin,
+                      mr_contact_point *out);
 
 /* collide_box.c */
 int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);

@@ -79,6 +79,12 @@ static size_t mr_arena_size(const mr_model *m, int constraints) {
   X(qfrc_smooth, double, m->nv)                    \
   X(qacc_smooth, double, m->nv)                    \
   X(qfrc_constraint, double, m->nv)                \
+  X(cacc, double, 6 * m->nbody)                    \
+  X(cfrc_int, double, 6 * m->nbody)                \
+  X(cfrc_ext, double, 6 * m->nbody)                \
+  X(subtree_linvel, double, 3 * m->nbody)          \
+  X(subtree_angmom, double, 3 * m->nbody)          \
+  X(sensordata, double, m->nsensordata)            \
   X(contact, mr_contact, maxcon)                   \
   X(contact_prev, mr_contact, maxcon)              \
   X(limit_impulse, double, 2 * m->njnt)            \

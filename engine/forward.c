@@ -4,11 +4,14 @@
  *   position stage      kinematics, com frames, mass matrix (CRBA), collision
  *   velocity stage      body velocities, bias forces (RNEA), passive forces
  *   actuation           actuator forces, then qfrc_smooth (+ applied forces)
+ *   sensors             position and velocity sensors of the start state
  *   constraint rows     equalities, joint limits, contacts at the start state
  *                       (constraint.c), built with the forces so that both integrators
  *                       use the same rows
  *   acceleration        L^T D L factor of A, qacc_smooth = A^-1 qfrc_smooth
  *   constraint solve    G, g, the selected solver, impulses -> qacc (delassus.c)
+ *   sensors             acceleration and force sensors, from the qacc and constraint
+ *                       impulses the step applies (before the state moves on)
  *   integrate           semi-implicit Euler with implicit joint damping
  *   projection          equality constraints back onto their manifold (equality.c)
  *
@@ -121,23 +124,40 @@ static void mr_step_stats_reset(const mr_model *m, mr_data *d) {
   d->metrics.energy = d->energy[0] + d->energy[1];
 }
 
+/* After the position stage: velocities, bias and passive forces, actuators, and the
+ * position and velocity sensors of the state. */
+static void mr_forward_state(const mr_model *m, mr_data *d) {
+  mr_forward_velocity(m, d);
+  mr_actuator_forces(m, d);
+  mr_sensors(m, d, MR_STAGE_POS);
+  mr_sensors(m, d, MR_STAGE_VEL);
+}
+
 /* Every stage up to the forces and the constraint rows; what follows depends on the
  * caller. The row header is the arena's first block (constraint.h). */
 static void mr_forward_forces(const mr_model *m, mr_data *d) {
   mr_arena_reset(d);
   mr_constraint_begin(d);
   mr_forward_position(m, d);
-  mr_forward_velocity(m, d);
-  mr_actuator_forces(m, d);
+  mr_forward_state(m, d);
   mr_smooth_force(m, d);
   mr_step_stats_reset(m, d);
   mr_constraint_build(m, d);
+}
+
+void mr_sensors_state(const mr_model *m, mr_data *d) {
+  if (m->nsensor == 0) return;
+  size_t mark = mr_arena_mark(d);
+  mr_kinematics(m, d);
+  mr_forward_state(m, d);
+  mr_arena_restore(d, mark);
 }
 
 void mr_forward(const mr_model *m, mr_data *d) {
   mr_forward_forces(m, d);
   mr_forward_acceleration(m, d);
   mr_forward_constraint(m, d);
+  mr_sensors(m, d, MR_STAGE_ACC);
 }
 
 /* ------------------------------------------------------------------ integration */
@@ -156,9 +176,10 @@ static int mr_step_is_smooth(mr_data *d) {
   return !r || r->nrow == 0;
 }
 
-/* q <- q (+) dt v after v <- v + dt qacc. */
+/* q <- q (+) dt v after v <- v + dt qacc; the acceleration sensors read the state first. */
 static void mr_advance(const mr_model *m, mr_data *d, const double *qacc) {
   const double dt = d->opt.timestep;
+  mr_sensors(m, d, MR_STAGE_ACC);
   for (int i = 0; i < m->nv; i++) d->qvel[i] += dt * qacc[i];
   mr_integrate_pos(m, d->qpos, d->qvel, dt);
   d->time += dt;

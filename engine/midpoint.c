@@ -267,6 +267,8 @@ void mr_midpoint_step(const mr_model *m, mr_data *d) {
     d->qvel[i] = 0.5 * (w.v0[i] + w.v[i]);
     d->qacc[i] = (w.v[i] - w.v0[i]) / dt;
   }
+  /* acceleration sensors at the midpoint the forces were last evaluated at */
+  mr_sensors(m, d, MR_STAGE_ACC);
   memcpy(d->qpos, w.q0, (size_t)nq * sizeof(double));
   mr_midpoint_integrate_pos(m, d->qpos, d->qvel, dt);
   memcpy(d->qvel, w.v, (size_t)nv * sizeof(double));

@@ -50,6 +50,7 @@
   X(act_dot, MR_PY_NA, 1)                       \
   X(ten_length, MR_PY_NTENDON, 1)               \
   X(ten_velocity, MR_PY_NTENDON, 1)             \
+  X(sensordata, MR_PY_NSENSORDATA, 1)           \
   X(qfrc_smooth, MR_PY_NV, 1)                   \
   X(qacc_smooth, MR_PY_NV, 1)                   \
   X(qfrc_constraint, MR_PY_NV, 1)

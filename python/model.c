@@ -19,7 +19,8 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Sizes: (attribute, mr_model field). */
 #define MODEL_SIZES(X)                                                                   \
   X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) X(nmat) \
-  X(ntex) X(neq) X(nexclude) X(npair) X(nkey) X(nM) X(na) X(ntendon)
+  X(ntex) X(neq) X(nexclude) X(npair) X(nkey) X(nM) X(na) X(ntendon) \
+  X(nsensor) X(nsensordata) X(nhfield)
 
 /* Arrays: (field, element type, rows, columns); sizes as in module.h. */
 #define MODEL_ARRAYS(X)                                  \
@@ -113,7 +114,8 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
   X(site_names, MR_OBJ_SITE) X(camera_names, MR_OBJ_CAMERA) X(light_names, MR_OBJ_LIGHT)  \
   X(mesh_names, MR_OBJ_MESH) X(material_names, MR_OBJ_MATERIAL)                            \
   X(texture_names, MR_OBJ_TEXTURE) X(actuator_names, MR_OBJ_ACTUATOR)                      \
-  X(equality_names, MR_OBJ_EQUALITY) X(key_names, MR_OBJ_KEY) X(tendon_names, MR_OBJ_TENDON)
+  X(equality_names, MR_OBJ_EQUALITY) X(key_names, MR_OBJ_KEY) X(tendon_names, MR_OBJ_TENDON)     \
+  X(sensor_names, MR_OBJ_SENSOR)
 
 /* Each array and name list gets a cache slot: the arrays first, then the names. */
 enum {
@@ -321,7 +323,7 @@ done:
 
 static const char *const kind_names[] = {
     "body", "joint", "geom", "site", "camera", "light", "mesh", "material", "texture",
-    "actuator", "equality", "key", "tendon"};
+    "actuator", "equality", "key", "tendon", "sensor", "hfield", "xbody"};
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == MR_OBJ_NTYPES,
                "a kind of object without its Python name");
 
@@ -337,7 +339,7 @@ static int kind_args(PyObject *m, PyObject *kind, mr_py_model **pm) {
   for (int k = 0; k < MR_OBJ_NTYPES; k++)
     if (strcmp(text, kind_names[k]) == 0) return k;
   mr_py_raise("unknown object kind '%s' (body, joint, geom, site, camera, light, mesh, material, "
-              "texture, actuator, equality, key, tendon)", text);
+              "texture, actuator, equality, key, tendon, sensor, hfield, xbody)", text);
   return -1;
 }
 

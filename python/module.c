@@ -128,6 +128,7 @@ int mr_py_size(const mr_model *m, int size) {
     case MR_PY_NEXCLUDE: return m->nexclude;
     case MR_PY_NA: return m->na;
     case MR_PY_NTENDON: return m->ntendon;
+    case MR_PY_NSENSORDATA: return m->nsensordata;
     default: return size;
   }
 }

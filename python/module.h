@@ -26,7 +26,7 @@
 
 #include "moreau.h"
 
-enum { MR_PY_MODEL_SLOTS = 96, MR_PY_DATA_SLOTS = 48 };
+enum { MR_PY_MODEL_SLOTS = 128, MR_PY_DATA_SLOTS = 64 };
 
 typedef struct mr_py_model {
   PyObject_HEAD
@@ -73,7 +73,7 @@ enum {
   MR_PY_NQ = -1, MR_PY_NV = -2, MR_PY_NU = -3, MR_PY_NBODY = -4, MR_PY_NJNT = -5,
   MR_PY_NGEOM = -6, MR_PY_NSITE = -7, MR_PY_NCAM = -8, MR_PY_NLIGHT = -9, MR_PY_NEQ = -10,
   MR_PY_NKEY = -11, MR_PY_NM = -12, MR_PY_NMESH = -13, MR_PY_NPAIR = -14, MR_PY_NEXCLUDE = -15,
-  MR_PY_NA = -16, MR_PY_NTENDON = -17
+  MR_PY_NA = -16, MR_PY_NTENDON = -17, MR_PY_NSENSORDATA = -18
 };
 int mr_py_size(const mr_model *m, int size);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/core/mr_math.h"
+#include "sensor_menu.h"
 #include "viewer.h"
 #include "window.h"
 
@@ -149,6 +150,7 @@ void mr_viewer_mouse_button(mr_viewer *v, int button, int press, int mods) {
     return;
   }
   if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+  if (mr_sensor_menu_click(v, v->mouse_x, v->mouse_y)) return;
   double now = mr_window_time();
   if (now - v->last_click_time < DOUBLE_CLICK_SECONDS) {
     viewer_select(v, v->mouse_x, v->mouse_y);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/hfield.h"
 #include "engine/core/mr_math.h"
 
 /* Segments around an axis and rings per quarter circle: low enough that a hundred
@@ -167,6 +168,76 @@ static void put_mesh(builder *b, int g, const mr_model *m, int id) {
   }
 }
 
+/* Sample (r, c) of a heightfield in its geom frame (collision/hfield.h's layout). */
+static void hfield_point(const mr_hfield *h, int r, int c, double p[3]) {
+  p[0] = c * h->dx - h->sx;
+  p[1] = r * h->dy - h->sy;
+  p[2] = h->top * h->data[(size_t)r * h->ncol + c];
+}
+
+/* The surface (smooth normals from the neighbouring samples) on the triangles collisions
+ * use, then its four sides down to the base and the base itself, so it reads as a solid. */
+static void put_hfield_surface(builder *b, int g, const mr_hfield *h) {
+  int nr = h->nrow, nc = h->ncol;
+  if (builder_reserve(b, nr * nc, 6 * (nr - 1) * (nc - 1))) return;
+  unsigned base = (unsigned)b->nv;
+  for (int r = 0; r < nr; r++)
+    for (int c = 0; c < nc; c++) {
+      double p[3], xl[3], xr[3], yl[3], yr[3];
+      hfield_point(h, r, c, p);
+      hfield_point(h, r, c > 0 ? c - 1 : c, xl);
+      hfield_point(h, r, c < nc - 1 ? c + 1 : c, xr);
+      hfield_point(h, r > 0 ? r - 1 : r, c, yl);
+      hfield_point(h, r < nr - 1 ? r + 1 : r, c, yr);
+      double dzx = (xr[2] - xl[2]) / (xr[0] - xl[0]), dzy = (yr[2] - yl[2]) / (yr[1] - yl[1]);
+      put_vertex(b, g, p[0], p[1], p[2], -dzx, -dzy, 1);
+    }
+  for (int r = 0; r + 1 < nr; r++)
+    for (int c = 0; c + 1 < nc; c++) {
+      unsigned v00 = base + (unsigned)(r * nc + c), v10 = v00 + 1, v01 = v00 + (unsigned)nc, v11 = v01 + 1;
+      unsigned *i = b->idx + b->ni;
+      i[0] = v00, i[1] = v10, i[2] = v11, i[3] = v00, i[4] = v11, i[5] = v01;
+      b->ni += 6;
+    }
+}
+
+/* One side of the solid: the border samples from (r, c) stepping (dr, dc), down to the base. */
+static void put_hfield_side(builder *b, int g, const mr_hfield *h, int r, int c, int dr, int dc,
+                            int n, const double normal[3]) {
+  if (builder_reserve(b, 2 * n, 6 * (n - 1))) return;
+  unsigned base = (unsigned)b->nv;
+  for (int k = 0; k < n; k++) {
+    double p[3];
+    hfield_point(h, r + k * dr, c + k * dc, p);
+    put_vertex(b, g, p[0], p[1], p[2], normal[0], normal[1], normal[2]);
+    put_vertex(b, g, p[0], p[1], -h->base, normal[0], normal[1], normal[2]);
+  }
+  for (int k = 0; k + 1 < n; k++) {
+    unsigned a = base + 2 * (unsigned)k;
+    put_quad(b, a, a + 1, a + 3, a + 2);
+  }
+}
+
+static void put_hfield(builder *b, int g, const mr_model *m) {
+  int id = m->geom_hfieldid[g];
+  if (id < 0 || id >= m->nhfield) return;
+  mr_hfield h;
+  mr_hfield_get(m, id, &h);
+  put_hfield_surface(b, g, &h);
+  const double s[4][3] = {{0, -1, 0}, {1, 0, 0}, {0, 1, 0}, {-1, 0, 0}};
+  put_hfield_side(b, g, &h, 0, 0, 0, 1, h.ncol, s[0]);
+  put_hfield_side(b, g, &h, 0, h.ncol - 1, 1, 0, h.nrow, s[1]);
+  put_hfield_side(b, g, &h, h.nrow - 1, h.ncol - 1, 0, -1, h.ncol, s[2]);
+  put_hfield_side(b, g, &h, h.nrow - 1, 0, -1, 0, h.nrow, s[3]);
+  if (builder_reserve(b, 4, 6)) return;
+  unsigned base = (unsigned)b->nv;
+  put_vertex(b, g, -h.sx, -h.sy, -h.base, 0, 0, -1);
+  put_vertex(b, g, -h.sx, h.sy, -h.base, 0, 0, -1);
+  put_vertex(b, g, h.sx, h.sy, -h.base, 0, 0, -1);
+  put_vertex(b, g, h.sx, -h.sy, -h.base, 0, 0, -1);
+  put_quad(b, base, base + 1, base + 2, base + 3);
+}
+
 static void put_geom(builder *b, const mr_model *m, int g, double plane_extent) {
   const double *s = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
@@ -181,7 +252,8 @@ static void put_geom(builder *b, const mr_model *m, int g, double plane_extent) 
     case MR_GEOM_MESH:
       if (m->geom_meshid[g] >= 0 && m->geom_meshid[g] < m->nmesh) put_mesh(b, g, m, m->geom_meshid[g]);
       break;
-    default: break; /* height fields are not loaded */
+    case MR_GEOM_HFIELD: put_hfield(b, g, m); break;
+    default: break;
   }
 }
 

@@ -2,6 +2,7 @@
  * and a short ring of labelled marks. All memory is taken at creation. */
 #include "plot_history.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,15 @@ struct mr_plot_history {
   int last_solver;            /* solver of the latest push; -2 before the first */
   mr_plot_mark mark[MR_PLOT_MARK_MAX];
   int mark_start, mark_count;
+  int sensor, sensor_adr, sensor_dim; /* the plotted sensor (-1: none) */
+  char sensor_label[96];
 };
 
 static const char *series_names[MR_SERIES_COUNT] = {
     "primal",      "dual",        "complementarity", "natural map",
     "signorini",   "dissipation", "penetration",     "iterations",
-    "solver time", "energy",      "contacts"};
+    "solver time", "energy",      "contacts",        "[0]",
+    "[1]",         "[2]",         "[3]"};
 
 const char *mr_series_name(mr_series s) {
   return s >= 0 && s < MR_SERIES_COUNT ? series_names[s] : "?";
@@ -44,6 +48,7 @@ mr_plot_history *mr_plot_history_create(int capacity_steps) {
     return NULL;
   }
   mr_plot_history_clear(h);
+  mr_plot_history_set_sensor(h, NULL, -1);
   return h;
 }
 
@@ -61,6 +66,27 @@ void mr_plot_history_clear(mr_plot_history *h) {
   h->mark_start = h->mark_count = 0;
   h->last_solver = -2;
 }
+
+void mr_plot_history_set_sensor(mr_plot_history *h, const mr_model *m, int sensor) {
+  if (!m || sensor < 0 || sensor >= m->nsensor) sensor = -1;
+  h->sensor = sensor;
+  h->sensor_adr = sensor >= 0 ? m->sensor_adr[sensor] : 0;
+  h->sensor_dim = sensor >= 0 ? m->sensor_dim[sensor] : 0;
+  if (h->sensor_dim > MR_PLOT_SENSOR_DIM) h->sensor_dim = MR_PLOT_SENSOR_DIM;
+  h->sensor_label[0] = 0;
+  if (sensor >= 0) {
+    const char *name = mr_id2name(m, MR_OBJ_SENSOR, sensor);
+    if (name && name[0]) snprintf(h->sensor_label, sizeof h->sensor_label, "%s (%s)", name, mr_sensor_type_name(m->sensor_type[sensor]));
+    else snprintf(h->sensor_label, sizeof h->sensor_label, "sensor %d (%s)", sensor, mr_sensor_type_name(m->sensor_type[sensor]));
+  }
+  /* what was stored for another sensor must not pass for this one's */
+  for (int k = 0; k < MR_PLOT_SENSOR_DIM; k++)
+    for (int i = 0; i < h->capacity; i++) h->value[(size_t)(MR_SERIES_SENSOR0 + k) * h->capacity + i] = NAN;
+}
+
+int mr_plot_history_sensor(const mr_plot_history *h) { return h->sensor; }
+int mr_plot_history_sensor_dim(const mr_plot_history *h) { return h->sensor_dim; }
+const char *mr_plot_history_sensor_label(const mr_plot_history *h) { return h->sensor_label; }
 
 int mr_plot_history_count(const mr_plot_history *h) { return h->count; }
 int mr_plot_history_capacity(const mr_plot_history *h) { return h->capacity; }
@@ -162,7 +188,10 @@ static void history_store(mr_plot_history *h, int slot, const mr_data *d) {
       [MR_SERIES_CONTACTS] = d->ncon,
   };
   h->time[slot] = d->time;
-  for (int s = 0; s < MR_SERIES_COUNT; s++) h->value[(size_t)s * h->capacity + slot] = v[s];
+  for (int s = 0; s < MR_SERIES_SENSOR0; s++) h->value[(size_t)s * h->capacity + slot] = v[s];
+  for (int k = 0; k < MR_PLOT_SENSOR_DIM; k++)
+    h->value[(size_t)(MR_SERIES_SENSOR0 + k) * h->capacity + slot] =
+        k < h->sensor_dim && d->sensordata ? d->sensordata[h->sensor_adr + k] : NAN;
 }
 
 static void history_store_curve(mr_plot_history *h, const mr_data *d) {

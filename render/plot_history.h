@@ -22,8 +22,15 @@ typedef enum mr_series {
   MR_SERIES_SOLVER_TIME,     /* d->metrics.solver_time (s) */
   MR_SERIES_ENERGY,          /* d->metrics.energy (J) */
   MR_SERIES_CONTACTS,        /* d->ncon */
+  MR_SERIES_SENSOR0,         /* the chosen sensor's numbers (mr_plot_history_set_sensor), */
+  MR_SERIES_SENSOR1,         /* NaN before it was chosen */
+  MR_SERIES_SENSOR2,
+  MR_SERIES_SENSOR3,
   MR_SERIES_COUNT
 } mr_series;
+
+/* Numbers of one sensor the plots keep (every MuJoCo sensor has at most 4). */
+#define MR_PLOT_SENSOR_DIM 4
 
 /* The longest convergence curve kept (the engine's own cap on solver iterations). */
 #define MR_PLOT_CURVE_MAX 10000
@@ -50,6 +57,13 @@ double mr_plot_history_value(const mr_plot_history *h, mr_series s, int i);
  * next push or clear). */
 int mr_plot_history_curve(const mr_plot_history *h, const double **values);
 const char *mr_series_name(mr_series s);
+
+/* The sensor whose values each push stores from now on (-1: none); its earlier samples
+ * read NaN (not drawn). Also names the sensor chart: "NAME (type)". */
+void mr_plot_history_set_sensor(mr_plot_history *h, const mr_model *m, int sensor);
+int mr_plot_history_sensor(const mr_plot_history *h);     /* -1: none */
+int mr_plot_history_sensor_dim(const mr_plot_history *h); /* numbers plotted (<= 4) */
+const char *mr_plot_history_sensor_label(const mr_plot_history *h);
 
 /* A vertical mark with a label at the time of the latest sample (e.g. "midpoint" when the
  * integrator changes). A mark equal to an existing one (same time and label) is not

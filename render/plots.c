@@ -36,6 +36,10 @@ static const float series_rgba[MR_SERIES_COUNT][4] = {
     [MR_SERIES_SOLVER_TIME] = {0.75f, 0.95f, 0.30f, 1},
     [MR_SERIES_ENERGY] = {1.00f, 0.70f, 0.55f, 1},
     [MR_SERIES_CONTACTS] = {0.55f, 0.80f, 1.00f, 1},
+    [MR_SERIES_SENSOR0] = {1.00f, 0.40f, 0.40f, 1},
+    [MR_SERIES_SENSOR1] = {0.45f, 0.95f, 0.45f, 1},
+    [MR_SERIES_SENSOR2] = {0.45f, 0.60f, 1.00f, 1},
+    [MR_SERIES_SENSOR3] = {0.95f, 0.90f, 0.40f, 1},
 };
 static const float curve_rgba[4] = {1.0f, 1.0f, 0.45f, 1};
 
@@ -51,7 +55,8 @@ void mr_plots_curve_color(float rgba[4]) { memcpy(rgba, curve_rgba, 4 * sizeof(f
 typedef struct chart_def {
   const char *title;
   int log;                          /* log10 y axis */
-  int nseries;                      /* 0: the convergence curve */
+  int nseries;                      /* 0: the convergence curve; the sensor chart shows as
+                                       many as its sensor has numbers */
   mr_series series[MAX_CHART_SERIES];
 } chart_def;
 
@@ -65,8 +70,18 @@ static const chart_def chart_defs[] = {
     {"mechanical energy", 0, 1, {MR_SERIES_ENERGY}},
     {"contacts", 0, 1, {MR_SERIES_CONTACTS}},
     {"latest step convergence", 1, 0, {0}},
+    {"sensor", 0, 4, {MR_SERIES_SENSOR0, MR_SERIES_SENSOR1, MR_SERIES_SENSOR2, MR_SERIES_SENSOR3}},
 };
 enum { NCHARTS = sizeof chart_defs / sizeof chart_defs[0] };
+
+static int chart_is_sensor(const chart_def *c) { return c->series[0] == MR_SERIES_SENSOR0; }
+
+/* The chart as drawn now: the sensor chart takes its sensor's width. */
+static chart_def chart_now(const chart_def *c, const mr_plot_history *h) {
+  chart_def out = *c;
+  if (chart_is_sensor(c)) out.nseries = mr_plot_history_sensor_dim(h);
+  return out;
+}
 
 /* ------------------------------------------------------------------ geometry */
 
@@ -142,6 +157,9 @@ static void format_value(char *buf, size_t n, mr_series s, double v) {
     case MR_SERIES_ENERGY: snprintf(buf, n, "%.5g J", v); break;
     case MR_SERIES_SOLVER_TIME: snprintf(buf, n, "%.2e s", v); break;
     case MR_SERIES_PENETRATION: snprintf(buf, n, "%.2e m", v); break;
+    case MR_SERIES_SENSOR0: case MR_SERIES_SENSOR1: case MR_SERIES_SENSOR2: case MR_SERIES_SENSOR3:
+      snprintf(buf, n, "%.5g", v);
+      break;
     default: snprintf(buf, n, "%.2e", v); break;
   }
 }
@@ -180,15 +198,26 @@ typedef struct chart_layout {
 
 static float axis_label_width(void) { return mr_draw2d_text_width(TEXT_SIZE, "-1.00e+00") + 4; }
 
-static void layout_charts(rect panel, chart_layout out[NCHARTS]) {
+/* The charts shown: all but the sensor chart while no sensor is chosen. */
+static int chart_shown(int i, const mr_plot_history *h) {
+  return !chart_is_sensor(&chart_defs[i]) || mr_plot_history_sensor(h) >= 0;
+}
+
+/* Cells of the shown charts; a hidden chart gets an empty cell. */
+static void layout_charts(rect panel, const mr_plot_history *h, chart_layout out[NCHARTS]) {
+  int shown = 0;
+  for (int i = 0; i < NCHARTS; i++) shown += chart_shown(i, h);
   int cols = panel.w >= 540 ? 2 : 1;
-  int rows = (NCHARTS + cols - 1) / cols;
+  int rows = (shown + cols - 1) / cols;
   float top = panel.y + LINE_PITCH + PAD; /* the panel's own header line */
   float cell_w = (panel.w - PAD * (cols + 1)) / cols;
   float cell_h = (panel.y + panel.h - top - PAD * rows) / rows;
-  for (int i = 0; i < NCHARTS; i++) {
-    rect cell = {panel.x + PAD + (i % cols) * (cell_w + PAD), top + (i / cols) * (cell_h + PAD),
+  for (int i = 0, k = 0; i < NCHARTS; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    if (!chart_shown(i, h)) continue;
+    rect cell = {panel.x + PAD + (k % cols) * (cell_w + PAD), top + (k / cols) * (cell_h + PAD),
                  cell_w, cell_h};
+    k++;
     float head = header_height(&chart_defs[i], cell.w - 8);
     float left = axis_label_width();
     out[i].cell = cell;
@@ -330,10 +359,11 @@ static void draw_series(mr_draw2d *g, const mr_plot_history *h, const plot_view 
   ncol = ncol < 1 ? 1 : ncol > MAX_COLUMNS ? MAX_COLUMNS : ncol;
   column cur = {0};
   for (int i = v->first; i < v->count; i++) {
-    double t = mr_plot_history_time(h, i);
+    double t = mr_plot_history_time(h, i), value = mr_plot_history_value(h, s, i);
+    if (isnan(value)) continue; /* a sensor chosen after this sample */
     int c = (int)((t - v->t0) / (v->t1 - v->t0) * ncol);
     c = c < 0 ? 0 : c >= ncol ? ncol - 1 : c;
-    float y = axis_y(a, plot, mr_plot_history_value(h, s, i));
+    float y = axis_y(a, plot, value);
     if (c == col) {
       if (y < cur.ytop) cur.ytop = y, cur.itop = i;
       if (y > cur.ybot) cur.ybot = y, cur.ibot = i;
@@ -401,19 +431,20 @@ static void draw_header(mr_draw2d *g, const chart_def *c, const chart_layout *la
   const char *note = a->clamped ? "  (0 at 1e-16)" : "";
   float x = lay->cell.x + 4, y = lay->cell.y + 4;
   if (c->nseries == 1) {
-    char num[48], text[160];
+    char num[48], text[200];
     mr_series s = c->series[0];
     format_value(num, sizeof num, s, mr_plot_history_value(h, s, at));
-    snprintf(text, sizeof text, "%s %s", c->title, num);
+    snprintf(text, sizeof text, "%s %s", chart_is_sensor(c) ? mr_plot_history_sensor_label(h) : c->title, num);
     mr_draw2d_rect(g, x, y + 2, 8, 3, series_rgba[s]);
     x += 11 + mr_draw2d_text(g, x + 11, y, TEXT_SIZE, text_rgba, text);
     mr_draw2d_text(g, x, y, TEXT_SIZE, label_rgba, note);
     return;
   }
-  char title[160];
+  char title[200];
+  const char *name = chart_is_sensor(c) ? mr_plot_history_sensor_label(h) : c->title;
   if (v->cursor >= 0)
-    snprintf(title, sizeof title, "%s at t = %.4f s%s", c->title, mr_plot_history_time(h, at), note);
-  else snprintf(title, sizeof title, "%s%s", c->title, note);
+    snprintf(title, sizeof title, "%s at t = %.4f s%s", name, mr_plot_history_time(h, at), note);
+  else snprintf(title, sizeof title, "%s%s", name, note);
   mr_draw2d_text(g, x, y, TEXT_SIZE, text_rgba, title);
   float right = lay->cell.x + lay->cell.w - 4;
   y += LINE_PITCH;
@@ -498,13 +529,14 @@ void mr_plots_draw(mr_draw2d *g, const mr_plot_history *h, float x, float y, flo
   }
   plot_view v = view_make(h, window_seconds);
   chart_layout lay[NCHARTS];
-  layout_charts(panel, lay);
+  layout_charts(panel, h, lay);
   if (rect_contains(panel, cursor_x, cursor_y)) view_find_cursor(&v, h, lay, cursor_x, cursor_y);
   draw_panel_header(g, panel, h, &v);
   for (int i = 0; i < NCHARTS; i++) {
     if (lay[i].cell.w <= 0 || lay[i].cell.h <= 0) continue;
     mr_draw2d_rect(g, lay[i].cell.x, lay[i].cell.y, lay[i].cell.w, lay[i].cell.h, chart_rgba);
-    if (chart_defs[i].nseries == 0) draw_curve_chart(g, &chart_defs[i], &lay[i], h, &v);
-    else draw_series_chart(g, &chart_defs[i], &lay[i], h, &v);
+    chart_def c = chart_now(&chart_defs[i], h);
+    if (c.nseries == 0 && !chart_is_sensor(&c)) draw_curve_chart(g, &c, &lay[i], h, &v);
+    else draw_series_chart(g, &c, &lay[i], h, &v);
   }
 }

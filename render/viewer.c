@@ -14,6 +14,7 @@
 
 #include "capture.h"
 #include "plots.h"
+#include "sensor_menu.h"
 #include "engine/record/record.h"
 #include "window.h"
 
@@ -91,7 +92,11 @@ static int viewer_load_model(mr_viewer *v, const char *path, int keep_camera, ch
     mr_model_free(m);
     return -1;
   }
-  /* Success: the old model goes. A recording belongs to the model it started with. */
+  /* Success: the old model goes. A recording belongs to the model it started with; the
+   * plotted sensor stays if the new model has one of that name. */
+  char plotted[256] = "";
+  if (v->m && mr_plot_history_sensor(v->plots) >= 0)
+    snprintf(plotted, sizeof plotted, "%s", mr_id2name(v->m, MR_OBJ_SENSOR, mr_plot_history_sensor(v->plots)));
   viewer_finish_recording(v);
   viewer_stop_replay(v);
   if (v->m) mr_scene_free(&v->scene);
@@ -121,6 +126,8 @@ static int viewer_load_model(mr_viewer *v, const char *path, int keep_camera, ch
   v->overlay_flags |= MR_OVERLAY_TENDONS; /* shown unless hidden, as MuJoCo shows them */
   mr_scene_set_visibility(&v->scene, m, v->show_collision);
   mr_plot_history_clear(v->plots);
+  mr_plot_history_set_sensor(v->plots, m, mr_name2id(m, MR_OBJ_SENSOR, plotted));
+  v->sensor_menu = 0;
   return 0;
 }
 
@@ -234,7 +241,9 @@ int mr_viewer_step(mr_viewer *v) {
   mr_plot_history_push(v->plots, v->d);
   if (v->recorder) {
     char err[MR_VIEWER_MESSAGE];
-    if (mr_recorder_write(v->recorder, v->d, viewer_energy(v->m, v->d), err, (int)sizeof err)) {
+    double energy = viewer_energy(v->m, v->d);
+    mr_sensors_state(v->m, v->d); /* a row's sensors, as moreau run records them */
+    if (mr_recorder_write(v->recorder, v->d, energy, err, (int)sizeof err)) {
       mr_recorder_abort(v->recorder);
       v->recorder = NULL;
       mr_viewer_message(v, 1, "recording stopped: %s", err);
@@ -295,7 +304,9 @@ void mr_viewer_toggle_record(mr_viewer *v) {
     return;
   }
   /* The first row is the state recording starts from, as `moreau run --record` does. */
-  if (mr_recorder_write(v->recorder, v->d, viewer_energy(v->m, v->d), err, (int)sizeof err)) {
+  double energy = viewer_energy(v->m, v->d);
+  mr_sensors_state(v->m, v->d);
+  if (mr_recorder_write(v->recorder, v->d, energy, err, (int)sizeof err)) {
     mr_recorder_abort(v->recorder);
     v->recorder = NULL;
     mr_viewer_message(v, 1, "cannot record: %s", err);
@@ -382,6 +393,7 @@ static void viewer_draw_2d(mr_viewer *v) {
   }
   viewer_message_line(v, scene_width);
   if (v->show_help) viewer_help(v, width, height);
+  mr_sensor_menu_draw(v, width, height);
   viewer_status_line(v, width, height);
   mr_draw2d_end(v->draw2d);
 }

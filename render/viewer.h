@@ -63,6 +63,7 @@ typedef struct mr_viewer {
   /* display */
   int overlay_flags;  /* MR_OVERLAY_* */
   int show_help, show_plots, show_collision;
+  int sensor_menu, sensor_menu_cursor; /* the sensor list (E) and its highlighted entry */
   char message[MR_VIEWER_MESSAGE]; /* one line shown over the scene (errors in red) */
   int message_is_error;
   double message_until;            /* wall time at which the message fades; < 0: stays */

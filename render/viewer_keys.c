@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sensor_menu.h"
 #include "viewer.h"
 
 #include "engine/robot/robot.h"
@@ -24,6 +25,8 @@ static const char HELP[] =
     "  I            integrator: euler / midpoint\n"
     "Display\n"
     "  P            plots panel\n"
+    "  N  shift+N   plot the next / previous sensor\n"
+    "  E            list the sensors to plot one\n"
     "  C            contact points and normals\n"
     "  F            contact forces\n"
     "  K            friction cones\n"
@@ -32,7 +35,7 @@ static const char HELP[] =
     "  M            centres of mass\n"
     "  V            convex hulls of meshes\n"
     "  G            ground grid\n"
-    "  N            tendons\n"
+    "  U            tendons\n"
     "  O            collision geoms (URDF)\n"
     "Camera and mouse\n"
     "  left drag    orbit;  right drag: pan;  scroll / middle drag: zoom\n"
@@ -166,7 +169,7 @@ static int key_display(mr_viewer *v, int key) {
     case GLFW_KEY_M: key_overlay(v, MR_OVERLAY_COM, "centres of mass"); return 1;
     case GLFW_KEY_V: key_overlay(v, MR_OVERLAY_HULLS, "convex hulls"); return 1;
     case GLFW_KEY_G: key_overlay(v, MR_OVERLAY_GRID, "grid"); return 1;
-    case GLFW_KEY_N: key_overlay(v, MR_OVERLAY_TENDONS, "tendons"); return 1;
+    case GLFW_KEY_U: key_overlay(v, MR_OVERLAY_TENDONS, "tendons"); return 1;
     case GLFW_KEY_O:
       v->show_collision = !v->show_collision;
       mr_scene_set_visibility(&v->scene, v->m, v->show_collision);
@@ -185,6 +188,15 @@ static int key_display(mr_viewer *v, int key) {
 void mr_viewer_key(mr_viewer *v, int key, int mods) {
   if (mods & GLFW_MOD_CONTROL) {
     key_with_ctrl(v, key);
+    return;
+  }
+  if (mr_sensor_menu_key(v, key)) return;
+  if (key == GLFW_KEY_N) {
+    mr_sensor_plot_cycle(v, mods & GLFW_MOD_SHIFT ? -1 : 1);
+    return;
+  }
+  if (key == GLFW_KEY_E) {
+    mr_sensor_menu_toggle(v);
     return;
   }
   if (key_display(v, key)) return;

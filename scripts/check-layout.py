@@ -21,7 +21,8 @@ PUBLIC = 'engine/core'
 # What each folder may include besides itself: the pipeline's layers, bottom first. A new
 # folder must be placed here before it can be included from anywhere.
 ENGINE_STAGES = ['engine/core', 'engine/io', 'engine/compile', 'engine/robot', 'engine/dynamics',
-                 'engine/solver', 'engine/constraint', 'engine/record', 'collision']
+                 'engine/solver', 'engine/constraint', 'engine/sensor', 'engine/record',
+                 'collision']
 ALLOWED = {
     'engine/core': [],
     'collision': ['engine/core'],
@@ -32,6 +33,7 @@ ALLOWED = {
     'engine/dynamics': ['engine/core'],
     'engine/solver': ['engine/core'],
     'engine/constraint': ['engine/core', 'engine/dynamics', 'engine/solver', 'collision'],
+    'engine/sensor': ['engine/core', 'engine/dynamics', 'collision'],
     'engine/record': ['engine/core'],
     'engine': ENGINE_STAGES,
     'render': ['engine', 'assets'] + ENGINE_STAGES,

@@ -17,7 +17,7 @@
 
 /* What the two sides are compared on, gathered from either a spec or a model. */
 typedef struct view {
-  int nq, nv, nbody, njnt, ngeom, nu, nsite;
+  int nq, nv, nbody, njnt, ngeom, nu, nsite, nsensor;
   double *site_pos, *site_quat, *site_size;           /* nsite */
   double *body_pos, *body_quat;                       /* nbody */
   int *jnt_type, *jnt_limited;                        /* njnt */
@@ -80,6 +80,7 @@ static void view_from_spec(view *v, const mr_spec *s) {
   v->ngeom = s->ngeoms;
   v->nu = s->nactuators;
   v->nsite = s->nsites;
+  v->nsensor = s->nsensors;
   view_alloc_all(v);
   for (int i = 0; i < s->nsites; i++) {
     memcpy(v->site_pos + 3 * i, s->sites[i].pos, 3 * sizeof(double));
@@ -137,6 +138,7 @@ static void view_from_model(view *v, const mr_model *m) {
   v->ngeom = m->ngeom;
   v->nu = m->nu;
   v->nsite = m->nsite;
+  v->nsensor = m->nsensor;
   view_alloc_all(v);
   memcpy(v->site_pos, m->site_pos, 3 * sizeof(double) * (size_t)m->nsite);
   memcpy(v->site_quat, m->site_quat, 4 * sizeof(double) * (size_t)m->nsite);
@@ -184,13 +186,19 @@ static int near_all(const double *a, const double *b, int n) {
                what, idx, (a)[0], (n) > 1 ? (a)[1] : 0, (n) > 2 ? (a)[2] : 0, (b)[0],      \
                (n) > 1 ? (b)[1] : 0, (n) > 2 ? (b)[2] : 0)
 
-static void compare(const char *tag, const view *v, const mjModel *mj, int compare_nu) {
+/* fitted[i]: geom i is a primitive fitted to a mesh (test_mj_meshes compares those to
+ * float precision), or NULL. */
+static void compare(const char *tag, const view *v, const mjModel *mj, int compare_nu,
+                    const unsigned char *fitted) {
   MR_CHECK_MSG(v->nq == mj->nq, "%s nq %d vs %d", tag, v->nq, mj->nq);
   MR_CHECK_MSG(v->nv == mj->nv, "%s nv %d vs %d", tag, v->nv, mj->nv);
   MR_CHECK_MSG(v->nbody == mj->nbody, "%s nbody %d vs %d", tag, v->nbody, mj->nbody);
   MR_CHECK_MSG(v->njnt == mj->njnt, "%s njnt %d vs %d", tag, v->njnt, mj->njnt);
   MR_CHECK_MSG(v->ngeom == mj->ngeom, "%s ngeom %d vs %d", tag, v->ngeom, mj->ngeom);
   if (compare_nu) MR_CHECK_MSG(v->nu == mj->nu, "%s nu %d vs %d", tag, v->nu, mj->nu);
+  /* sensors on tendons or skipped actuators are skipped with them */
+  if (compare_nu && mj->ntendon == 0)
+    MR_CHECK_MSG(v->nsensor == mj->nsensor, "%s nsensor %d vs %d", tag, v->nsensor, mj->nsensor);
   if (v->nbody != mj->nbody || v->njnt != mj->njnt || v->ngeom != mj->ngeom) return;
   for (int i = 0; i < v->nbody; i++) {
     CMP_VEC("body_pos", v->body_pos + 3 * i, mj->body_pos + 3 * i, 3, i);
@@ -218,8 +226,10 @@ static void compare(const char *tag, const view *v, const mjModel *mj, int compa
     MR_CHECK_MSG(v->geom_condim[i] == mj->geom_condim[i], "%s geom_condim[%d]", tag, i);
     CMP_VEC("geom_friction", v->geom_friction + 3 * i, mj->geom_friction + 3 * i, 3, i);
     /* MuJoCo re-centers meshes on their inertial frame and sizes them itself */
-    if (mj->geom_type[i] == mjGEOM_MESH) continue;
-    CMP_VEC("geom_size", v->geom_size + 3 * i, mj->geom_size + 3 * i, 3, i);
+    if (mj->geom_type[i] == mjGEOM_MESH || (fitted && fitted[i])) continue;
+    /* a heightfield geom's size comes from its hfield when compiled (test_mj_hfield) */
+    if (mj->geom_type[i] != mjGEOM_HFIELD)
+      CMP_VEC("geom_size", v->geom_size + 3 * i, mj->geom_size + 3 * i, 3, i);
     CMP_VEC("geom_pos", v->geom_pos + 3 * i, mj->geom_pos + 3 * i, 3, i);
     CMP_VEC("geom_quat", v->geom_quat + 4 * i, mj->geom_quat + 4 * i, 4, i);
   }
@@ -264,12 +274,15 @@ static void check_file(const char *path) {
   s->quiet = 1;
   int rc = mr_mjcf_parse(s, path, err, sizeof err);
   MR_CHECK_MSG(rc == 0, "%s: %s", path, err);
+  unsigned char *fitted = calloc((size_t)s->ngeoms + 1, 1);
+  MR_REQUIRE(fitted);
+  for (int i = 0; i < s->ngeoms; i++) fitted[i] = s->geoms[i].type != MR_GEOM_MESH && s->geoms[i].mesh >= 0;
   if (rc == 0) {
     view v;
     view_from_spec(&v, s);
     char tag[512];
     snprintf(tag, sizeof tag, "%s (spec)", path);
-    compare(tag, &v, mj, compare_nu);
+    compare(tag, &v, mj, compare_nu, fitted);
     view_free(&v);
   }
   mr_spec_free(s);
@@ -281,10 +294,11 @@ static void check_file(const char *path) {
     view_from_model(&v, m);
     char tag[512];
     snprintf(tag, sizeof tag, "%s (model)", path);
-    compare(tag, &v, mj, compare_nu);
+    compare(tag, &v, mj, compare_nu, rc == 0 ? fitted : NULL);
     view_free(&v);
     mr_model_free(m);
   }
+  free(fitted);
   mj_deleteModel(mj);
 }
 

@@ -323,11 +323,11 @@ static int count_warnings(const char *name, const char *text, const char *needle
 static void test_warnings(void) {
   int n = count_warnings("warn.xml",
                          "<mujoco>\n<size njmax='10'/><visual/><statistic extent='2'/>\n"
-                         "<custom/><sensor><jointpos joint='j'/></sensor><custom/>\n"
+                         "<custom/><sensor><jointpos joint='j'/><user dim='1'/></sensor><custom/>\n"
                          "<worldbody><body><joint name='j'/><geom size='1'/><composite/>"
                          "<composite/></body></worldbody>\n</mujoco>\n",
                          "outside the supported");
-  MR_CHECK_MSG(n == 3, "%d warnings (custom, sensor, composite expected once each)", n);
+  MR_CHECK_MSG(n == 3, "%d warnings (custom, user sensor, composite expected once each)", n);
   n = count_warnings("warn2.xml", "<mujoco><size njmax='10'/><visual/><statistic/></mujoco>",
                      "warning");
   MR_CHECK_MSG(n == 0, "%d warnings for silently ignored sections", n);

@@ -144,5 +144,23 @@ int main(void) {
     mr_data_free(td);
     mr_model_free(tm);
   }
+  /* every sensor type (rangefinders over primitives and a mesh), through both
+   * integrators, and the sensors of a state between steps */
+  mr_model *sm = mr_model_load(MOREAU_SOURCE_DIR "/tests/data/mjcf/mj_sensors.xml", NULL, err, sizeof err);
+  MR_CHECK_MSG(sm != NULL, "%s", err);
+  if (sm) {
+    mr_data *sd = mr_data_create(sm);
+    MR_REQUIRE(sd != NULL);
+    long before = allocations + frees;
+    for (int k = 0; k < 500; k++) {
+      sd->opt.integrator = k < 250 ? MR_INT_EULER : MR_INT_MIDPOINT;
+      mr_step(sm, sd);
+      mr_sensors_state(sm, sd);
+    }
+    n = allocations + frees - before;
+    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step or mr_sensors_state with sensors", n);
+    mr_data_free(sd);
+    mr_model_free(sm);
+  }
   MR_TEST_END();
 }

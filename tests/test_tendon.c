@@ -124,6 +124,23 @@ typedef struct rope_result {
   int rows;           /* steps with tendon-limit rows */
 } rope_result;
 
+/* The tendon sensors on the hanging rope read what the tendon and its limit row hold: the
+ * length and speed of the state, the gap to the limit (past it by less than the stretch the
+ * rope test allows: a resting row is not pushed back within the resting band, and sap's
+ * rows are compliant) and the limit's force, the tension. */
+static void check_tendon_sensors(const mr_model *m, mr_data *d, int rope2, double tension) {
+  int len = mr_name2id(m, MR_OBJ_SENSOR, "rope2_length"), spd = mr_name2id(m, MR_OBJ_SENSOR, "rope2_speed");
+  int gap = mr_name2id(m, MR_OBJ_SENSOR, "rope2_limitpos"), frc = mr_name2id(m, MR_OBJ_SENSOR, "rope2_tension");
+  MR_REQUIRE(len >= 0 && spd >= 0 && gap >= 0 && frc >= 0);
+  MR_CHECK_NEAR(d->sensordata[m->sensor_adr[frc]], tension, 1e-12 * tension);
+  mr_sensors_state(m, d);
+  MR_CHECK(d->sensordata[m->sensor_adr[len]] == d->ten_length[rope2]);
+  MR_CHECK(d->sensordata[m->sensor_adr[spd]] == d->ten_velocity[rope2]);
+  double g = d->sensordata[m->sensor_adr[gap]];
+  MR_CHECK_MSG(g == (0.5 - d->ten_length[rope2]) - m->tendon_margin[rope2] && fabs(g) < 1e-3,
+               "tendonlimitpos %.3g", g);
+}
+
 static rope_result run_limits(const mr_model *m, int solver) {
   rope_result res = {-INFINITY, 0, -INFINITY, 0, 0};
   mr_data *d = mr_data_create(m);
@@ -146,6 +163,7 @@ static rope_result run_limits(const mr_model *m, int solver) {
   double weight = m->body_mass[hanging] * -m->opt.gravity[2];
   double tension = d->ten_limit_impulse[2 * rope2 + 1] / d->opt.timestep;
   res.tension_err = fabs(tension - weight) / weight;
+  check_tendon_sensors(m, d, rope2, tension);
   mr_data_free(d);
   return res;
 }

@@ -48,7 +48,7 @@ static void check_history_matches(const mr_plot_history *h, const step_record *r
   for (int i = 0; i < n; i++) {
     const step_record *r = &rec[nrec - n + i];
     if (mr_plot_history_time(h, i) != r->time) mismatches++;
-    for (int s = 0; s < MR_SERIES_COUNT; s++)
+    for (int s = 0; s < MR_SERIES_SENSOR0; s++) /* the metrics; sensors: test_view_sensors */
       if (mr_plot_history_value(h, (mr_series)s, i) != r->value[s]) {
         if (mismatches++ < 5)
           fprintf(stderr, "sample %d series %s: %g != %g\n", i, mr_series_name((mr_series)s),
@@ -86,7 +86,7 @@ static void test_history_equals_metrics(void) {
     max_contacts = d->ncon > max_contacts ? d->ncon : max_contacts;
     /* The newest sample is this step's, right after the push. */
     int last = mr_plot_history_count(full_history) - 1;
-    for (int s = 0; s < MR_SERIES_COUNT; s++)
+    for (int s = 0; s < MR_SERIES_SENSOR0; s++)
       push_mismatch += mr_plot_history_value(full_history, (mr_series)s, last) != records[k].value[s];
     pushes_checked++;
   }
@@ -278,7 +278,7 @@ static void test_panel_pixels(mr_draw2d *g) {
 
   /* Every series' colour shows (its legend swatch at least); the series drawn on top in
    * each chart shows as a line: many more pixels than a swatch. */
-  for (int s = 0; s < MR_SERIES_COUNT; s++) {
+  for (int s = 0; s < MR_SERIES_SENSOR0; s++) { /* the humanoid has no sensor to plot */
     float rgba[4];
     mr_series_color((mr_series)s, rgba);
     int n = count_colour(rgba, 0, 0, FB_W, FB_H);

@@ -2,7 +2,7 @@
  * use it: `moreau view MODEL --frames N --screenshot FILE.png`. Run under Xvfb with Mesa's
  * software renderer. Checks that the model covers a plausible share of the picture, that
  * its colours come from its materials, that a moving model's picture changes over one
- * second, and the one-line errors with their exit statuses. */
+ * second, that a heightfield is drawn, and the one-line errors with their exit statuses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +12,7 @@
 
 #include "mr_test.h"
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#endif
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include <stb/stb_image.h> /* its implementation is in the engine library (engine/io/stb_impl.c) */
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 #define PENDULUM_URDF \
@@ -217,14 +207,26 @@ static void test_tracking(void) {
 }
 
 static void test_tendons(void) {
-  /* arm26's tendons, shown by default and hidden by N: the pictures differ along them */
+  /* arm26's tendons, shown by default and hidden by U: the pictures differ along them */
   const char *arm = MUJOCO_MODEL_DIR "/tendon_arm/arm26.xml";
   image shown = shoot(arm, 1, "", "tendons_on");
-  image hidden = shoot(arm, 1, "--keys 1:n", "tendons_off");
+  image hidden = shoot(arm, 1, "--keys 1:u", "tendons_off");
   double changed = share_changed(&shown, &hidden);
   MR_CHECK_MSG(changed > 0.0003 && changed < 0.05, "tendon lines cover %.5f of the picture", changed);
   stbi_image_free(shown.rgb);
   stbi_image_free(hidden.rgb);
+}
+
+static void test_hfield(void) {
+  /* An orange heightfield with a sphere and a box on it: its surface is drawn, shaded in
+   * its colour. */
+  const float orange[3] = {0.85f, 0.45f, 0.15f};
+  image im = shoot(MOREAU_SOURCE_DIR "/tests/data/mjcf/hfield_rest.xml", 1, "", "hfield_1");
+  double mean[3];
+  double share = share_of_hue(&im, orange, 0.04, mean);
+  MR_CHECK_MSG(share > 0.02 && share < 0.9, "the heightfield covers %.4f", share);
+  MR_CHECK(mean[0] > mean[1] && mean[1] > mean[2]);
+  stbi_image_free(im.rgb);
 }
 
 static void test_errors(void) {
@@ -264,6 +266,7 @@ int main(void) {
   test_sample_model();
   test_tracking();
   test_tendons();
+  test_hfield();
   test_errors();
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

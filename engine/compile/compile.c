@@ -65,6 +65,7 @@ static size_t mr_count_names(const mr_spec *s) {
   MR_NAMES_OF(cameras) MR_NAMES_OF(lights) MR_NAMES_OF(meshes) MR_NAMES_OF(materials)
   MR_NAMES_OF(textures) MR_NAMES_OF(actuators) MR_NAMES_OF(equalities) MR_NAMES_OF(keys)
   MR_NAMES_OF(tendons)
+  MR_NAMES_OF(sensors) MR_NAMES_OF(hfields)
 #undef MR_NAMES_OF
   for (int i = 0; i < s->nmeshes; i++) n += mr_name_bytes(s->meshes[i].path);
   for (int i = 0; i < s->ntextures; i++) n += mr_name_bytes(s->textures[i].path);
@@ -91,6 +92,10 @@ static int mr_count_sizes(mr_compiler *c, mr_model *z) {
   z->nexclude = s->nexcludes;
   z->npair = s->npairs;
   z->nkey = s->nkeys;
+  z->nsensor = s->nsensors;
+  z->nhfield = s->nhfields;
+  for (int k = 0; k < s->nhfields; k++) z->nhfielddata += c->hfields[k].nrow * c->hfields[k].ncol;
+  z->nsensordata = mr_compile_sensor_data_size(s);
   for (int k = 0; k < s->nmeshes; k++) {
     z->nmeshvert += c->meshes[k].data.nvert;
     z->nmeshface += c->meshes[k].data.nface;
@@ -128,6 +133,8 @@ static void mr_fill_names(const mr_compiler *c, mr_model *m) {
   MR_NAMES_TO(equalities, MR_OBJ_EQUALITY)
   MR_NAMES_TO(keys, MR_OBJ_KEY)
   MR_NAMES_TO(tendons, MR_OBJ_TENDON)
+  MR_NAMES_TO(sensors, MR_OBJ_SENSOR)
+  MR_NAMES_TO(hfields, MR_OBJ_HFIELD)
 #undef MR_NAMES_TO
   for (int i = 0; i < s->ngeoms; i++)
     m->name_adr[MR_OBJ_GEOM][i] = mr_put_name(m, &used, s->geoms[c->geom_order[i]].name);
@@ -140,6 +147,7 @@ static void mr_fill_names(const mr_compiler *c, mr_model *m) {
 
 static void mr_compiler_free(mr_compiler *c) {
   mr_compile_meshes_free(c);
+  mr_compile_hfields_free(c);
   free(c->geom_order);
   free(c->geom_new);
 }
@@ -153,9 +161,10 @@ static mr_model *mr_out_of_memory(mr_compiler *c, mr_model *m) {
 
 mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
   if (err && errlen > 0) err[0] = 0;
-  mr_compiler c = {s, err, errlen, NULL, NULL, NULL};
+  mr_compiler c = {s, err, errlen, NULL, NULL, NULL, NULL};
   mr_model sizes, *m = NULL;
-  if (mr_compile_check_spec(&c) || mr_compile_check_tendons(&c) || mr_compile_meshes(&c))
+  if (mr_compile_check_spec(&c) || mr_compile_check_tendons(&c) || mr_compile_check_sensors(&c) ||
+      mr_compile_meshes(&c) || mr_compile_hfields(&c))
     goto fail;
   if (mr_order_geoms(&c) || mr_count_sizes(&c, &sizes)) {
     m = mr_out_of_memory(&c, NULL);
@@ -169,6 +178,7 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
     goto fail;
   }
   mr_compile_tree(&c, m);
+  mr_compile_hfields_fill(&c, m);
   if (mr_compile_geoms(&c, m)) {
     m = mr_out_of_memory(&c, m);
     goto fail;
@@ -179,6 +189,7 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
     m = mr_out_of_memory(&c, m);
     goto fail;
   }
+  mr_compile_sensors(&c, m);
   mr_fill_names(&c, m);
   mr_compiler_free(&c);
   return m;

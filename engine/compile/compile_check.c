@@ -87,6 +87,14 @@ static int mr_check_joints(mr_compiler *c) {
   return 0;
 }
 
+/* A body that moves: it or an ancestor has a joint. */
+static int mr_body_moves(const mr_spec *s, int b) {
+  for (; b > 0; b = s->bodies[b].parent)
+    for (int j = 0; j < s->njoints; j++)
+      if (s->joints[j].body == b) return 1;
+  return 0;
+}
+
 /* Sizes that define the volume of a primitive must be positive. */
 static int mr_check_geom_size(mr_compiler *c, const mr_spec_geom *g, const char *name) {
   int needed = 0;
@@ -112,17 +120,29 @@ static int mr_check_geoms(mr_compiler *c) {
     const char *name = mr_label(g->name);
     if (g->body < 0 || g->body >= s->nbodies)
       return MR_FAIL(g->src, "geom '%s' belongs to no body", name);
-    if (g->type < 0 || g->type >= MR_GEOM_NTYPES || g->type == MR_GEOM_HFIELD)
+    if (g->type < 0 || g->type >= MR_GEOM_NTYPES)
       return MR_FAIL(g->src, "geom '%s' has an unsupported type %d", name, g->type);
-    const double scalars[] = {g->margin, g->gap, g->solmix, g->density, g->mass};
+    if (g->type == MR_GEOM_HFIELD && (g->hfield < 0 || g->hfield >= s->nhfields))
+      return MR_FAIL(g->src, "geom '%s' is a heightfield geom without a heightfield", name);
+    if ((g->type == MR_GEOM_HFIELD || g->type == MR_GEOM_PLANE) && mr_body_moves(s, g->body))
+      return MR_FAIL(g->src, "geom '%s': planes and heightfields must be on the world or a body "
+                     "fixed to it", name);
+    if (g->mesh >= s->nmeshes) return MR_FAIL(g->src, "geom '%s' refers to a missing mesh", name);
+    if (g->mesh >= 0 && g->type != MR_GEOM_MESH && g->type != MR_GEOM_SPHERE &&
+        g->type != MR_GEOM_CAPSULE && g->type != MR_GEOM_CYLINDER &&
+        g->type != MR_GEOM_ELLIPSOID && g->type != MR_GEOM_BOX)
+      return MR_FAIL(g->src, "geom '%s': a %s cannot be fitted to a mesh", name,
+                     g->type == MR_GEOM_PLANE ? "plane" : "heightfield");
+    const double scalars[] = {g->margin, g->gap, g->solmix, g->density, g->mass, g->fitscale};
     if (!mr_all_finite(g->size, 3) || !mr_all_finite(g->pos, 3) || !mr_all_finite(g->quat, 4) ||
         !mr_all_finite(g->friction, 3) || !mr_all_finite(g->solref, 2) ||
-        !mr_all_finite(g->solimp, 5) || !mr_all_finite(scalars, 5) || !mr_finite_f(g->rgba, 4))
+        !mr_all_finite(g->solimp, 5) || !mr_all_finite(scalars, 6) || !mr_finite_f(g->rgba, 4))
       return MR_FAIL(g->src, "geom '%s' has a non-finite number", name);
     if (g->density < 0) return MR_FAIL(g->src, "geom '%s' has negative density", name);
     if (g->type == MR_GEOM_MESH && (g->mesh < 0 || g->mesh >= s->nmeshes))
       return MR_FAIL(g->src, "geom '%s' is a mesh geom without a mesh", name);
-    if (g->type != MR_GEOM_MESH && mr_check_geom_size(c, g, name)) return -1;
+    if (g->type != MR_GEOM_MESH && g->mesh < 0 && mr_check_geom_size(c, g, name)) return -1;
+    if (!(g->fitscale > 0)) return MR_FAIL(g->src, "geom '%s' has a non-positive fitscale", name);
     if (g->material < -1 || g->material >= s->nmaterials)
       return MR_FAIL(g->src, "geom '%s' refers to a missing material", name);
     if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
@@ -163,7 +183,8 @@ static int mr_check_assets(mr_compiler *c) {
   const mr_spec *s = c->s;
   for (int i = 0; i < s->nmeshes; i++) {
     const mr_spec_mesh *e = &s->meshes[i];
-    if (!e->path || !*e->path) return MR_FAIL(e->src, "mesh '%s' has no file", mr_label(e->name));
+    if ((!e->path || !*e->path) && !e->vert)
+      return MR_FAIL(e->src, "mesh '%s' has neither a file nor vertex data", mr_label(e->name));
     if (!mr_all_finite(e->scale, 3))
       return MR_FAIL(e->src, "mesh '%s' has a non-finite scale", mr_label(e->name));
   }

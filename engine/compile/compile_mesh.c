@@ -1,8 +1,16 @@
-/* Meshes for the model: loaded once per mesh asset, moved to their com and principal axes
- * (as MuJoCo does, so geom frames match MuJoCo's), and given a convex hull when a geom
- * collides with them. Only what the load is for is read (mr_load_options.meshes): a mesh
- * that is only drawn is skipped unless the viewer loads, and nothing is hulled for `info`.
- * Compiled meshes come from and go to the disk cache (mesh_cache.h). */
+/* Meshes for the model: read once per mesh asset (a file, or the inline vertex and face
+ * data of the MJCF), moved to their com and principal axes (as MuJoCo does, so geom frames
+ * match MuJoCo's), and given a convex hull when a geom collides with them. A mesh given
+ * without faces is its convex hull. Only what the load is for is read
+ * (mr_load_options.meshes): a mesh that is only drawn is skipped unless the viewer loads,
+ * and nothing is hulled for `info`. Compiled mesh files come from and go to the disk cache
+ * (mesh_cache.h) in the default exact mode.
+ *
+ * Mass properties are exact by default (the divergence theorem over the closed triangle
+ * mesh, MuJoCo's exactmeshinertia="true"); exactmeshinertia="false" asks for MuJoCo 2.2's
+ * legacy estimate, pyramids counted positive from the surface centroid, with a geom's mass
+ * taken from the volume of the equivalent inertia box as MuJoCo 2.2 takes it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,30 +41,97 @@ static void mr_mesh_to_frame(mr_mesh_data *d, const double com[3], const double 
   }
 }
 
+static int mr_mesh_props(const mr_compiler *c, const mr_mesh_data *d, double *volume,
+                         double com[3], double I[9]) {
+  if (c->s->exactmeshinertia)
+    return mr_mesh_mass_properties(d->vert, d->nvert, d->face, d->nface, volume, com, I);
+  return mr_mesh_mass_properties_legacy(d->vert, d->nvert, d->face, d->nface, volume, com, I);
+}
+
+/* Half sizes of the box of this volume with these principal moments (per unit density). */
+static void mr_inertia_box(const double inertia[3], double volume, double box[3]) {
+  for (int k = 0; k < 3; k++) {
+    double e = inertia[(k + 1) % 3] + inertia[(k + 2) % 3] - inertia[k];
+    box[k] = sqrt(fmax(0, 6 * e / volume)) / 2;
+  }
+}
+
 /* Moves the mesh to its com and principal axes; MR_MESH_NO_VOLUME if it encloses none. */
-static int mr_mesh_frame(mr_compiled_mesh *cm) {
+static int mr_mesh_frame(mr_compiler *c, int k) {
+  mr_compiled_mesh *cm = &c->meshes[k];
   double volume, com[3], I[9];
   mr_zero3(cm->pos);
   mr_quat_identity(cm->quat);
-  int rc = mr_mesh_mass_properties(cm->data.vert, cm->data.nvert, cm->data.face,
-                                   cm->data.nface, &volume, com, I);
-  if (rc != 0 && volume < 0) { /* wound inside out: flip, and it is a fine closed mesh */
+  int rc = mr_mesh_props(c, &cm->data, &volume, com, I);
+  if (rc != 0 && c->s->exactmeshinertia && volume < 0) { /* wound inside out: flip it */
     mr_mesh_flip(&cm->data);
-    rc = mr_mesh_mass_properties(cm->data.vert, cm->data.nvert, cm->data.face, cm->data.nface,
-                                 &volume, com, I);
+    rc = mr_mesh_props(c, &cm->data, &volume, com, I);
   }
   if (rc != 0) {
     cm->volume = 0;
     mr_zero3(cm->inertia);
+    mr_zero3(cm->box);
     return MR_MESH_NO_VOLUME;
   }
   double R[9];
   mr_sym3_eigen(I, cm->inertia, R);
+  mr_inertia_box(cm->inertia, volume, cm->box);
+  if (!c->s->exactmeshinertia) { /* MuJoCo 2.2 weighs the legacy mesh by its inertia box */
+    double box_volume = 8 * cm->box[0] * cm->box[1] * cm->box[2];
+    for (int i = 0; i < 3; i++) {
+      double b = cm->box[(i + 1) % 3], e = cm->box[(i + 2) % 3];
+      cm->inertia[i] = box_volume * (b * b + e * e) / 3;
+    }
+    volume = box_volume;
+  }
   cm->volume = volume;
   mr_copy3(cm->pos, com);
   mr_mat_to_quat(cm->quat, R);
   mr_quat_to_mat(R, cm->quat); /* use exactly the rotation the geom frame will carry */
   mr_mesh_to_frame(&cm->data, com, R);
+  return 0;
+}
+
+/* The inline vertices and faces of the MJCF, scaled. */
+static int mr_mesh_inline(const mr_spec_mesh *sm, mr_mesh_data *d) {
+  memset(d, 0, sizeof *d);
+  d->vert = malloc(sizeof(double) * 3 * (size_t)sm->nvert);
+  d->normal = calloc(3 * (size_t)sm->nvert, sizeof(float));
+  d->face = malloc(sizeof(int) * 3 * (size_t)(sm->nface > 0 ? sm->nface : 1));
+  if (!d->vert || !d->normal || !d->face) {
+    mr_mesh_data_free(d);
+    return -1;
+  }
+  for (int i = 0; i < 3 * sm->nvert; i++) d->vert[i] = sm->vert[i] * sm->scale[i % 3];
+  if (sm->nface) memcpy(d->face, sm->face, sizeof(int) * 3 * (size_t)sm->nface);
+  d->nvert = sm->nvert;
+  d->nface = sm->nface;
+  return 0;
+}
+
+/* A mesh without faces becomes its convex hull, vertices and triangles. */
+static int mr_mesh_use_hull(mr_compiler *c, int k) {
+  const mr_spec_mesh *sm = &c->s->meshes[k];
+  mr_mesh_data *d = &c->meshes[k].data;
+  mr_hull h;
+  int rc = mr_hull_compute(d->vert, d->nvert, &h);
+  if (rc < 0) return mr_errorf(c->err, c->errlen, sm->src, "out of memory computing a hull");
+  if (rc == 1 || h.nface == 0) {
+    mr_hull_free(&h);
+    return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' has no faces and its vertices are flat",
+                     sm->name ? sm->name : sm->path);
+  }
+  float *normal = calloc(3 * (size_t)h.nvert, sizeof(float));
+  if (!normal) {
+    mr_hull_free(&h);
+    return mr_errorf(c->err, c->errlen, sm->src, "out of memory computing a hull");
+  }
+  mr_mesh_data_free(d);
+  d->vert = h.vert;
+  d->face = h.face;
+  d->normal = normal;
+  d->nvert = h.nvert;
+  d->nface = h.nface;
   return 0;
 }
 
@@ -83,21 +158,32 @@ static int mr_mesh_use(const mr_compiler *c, int k) {
   return use;
 }
 
-/* Reads the mesh file: vertices moved to the mesh's frame. Returns the MR_MESH_* flags, or
- * -1 with err set. */
+/* Reads the mesh (its file or inline data): vertices moved to the mesh's frame. Returns the
+ * MR_MESH_* flags, or -1 with err set. */
 static int mr_mesh_read(mr_compiler *c, int k) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   const char *label = sm->name ? sm->name : sm->path;
   char msg[1024];
-  if (mr_mesh_load(sm->path, sm->scale, &cm->data, msg, sizeof msg))
-    return mr_errorf(c->err, c->errlen, sm->src, "%s", msg);
-  if (cm->data.nface == 0)
-    return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' (%s) has no triangles", label,
-                     sm->path);
+  if (sm->path) {
+    if (mr_mesh_load(sm->path, sm->scale, &cm->data, msg, sizeof msg))
+      return mr_errorf(c->err, c->errlen, sm->src, "%s", msg);
+  } else if (mr_mesh_inline(sm, &cm->data)) {
+    return mr_errorf(c->err, c->errlen, sm->src, "out of memory reading mesh '%s'", label);
+  }
   if (!mr_all_finite(cm->data.vert, 3 * cm->data.nvert))
     return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' has a non-finite vertex", label);
-  return mr_mesh_frame(cm);
+  if (cm->data.nface == 0) {
+    if (sm->path && cm->data.nvert < 4)
+      return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' (%s) has no triangles", label, sm->path);
+    if (mr_mesh_use_hull(c, k)) return -1;
+    mr_mesh_data_normals(&cm->data, 1);
+  } else if (!sm->path) {
+    mr_mesh_data_normals(&cm->data, 1);
+  }
+  /* a mirroring scale turns the winding inside out (MuJoCo flips it back) */
+  if (sm->scale[0] * sm->scale[1] * sm->scale[2] < 0) mr_mesh_flip(&cm->data);
+  return mr_mesh_frame(c, k);
 }
 
 /* Adds the convex hull to cm: the flags with MR_MESH_HAS_HULL (and MR_MESH_FLAT), or -1. */
@@ -111,16 +197,19 @@ static int mr_mesh_hull(mr_compiler *c, int k, int flags) {
 }
 
 /* From the cache when it holds the mesh (adding the hull it lacks), else from the file and
- * into the cache. */
+ * into the cache. Inline meshes and legacy inertia (exactmeshinertia="false") bypass it. */
 static int mr_mesh_compile_one(mr_compiler *c, int k, const char *cache) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   int use = mr_mesh_use(c, k);
   if (!use) return 0;
   mr_mesh_key key;
-  int keyed = cache && mr_mesh_key_make(sm->path, sm->scale, &key) == 0;
+  int keyed = cache && sm->path && c->s->exactmeshinertia &&
+              mr_mesh_key_make(sm->path, sm->scale, &key) == 0;
   int flags = 0, store = 0;
-  if (!keyed || !mr_mesh_cache_load(cache, &key, cm, &flags)) {
+  if (keyed && mr_mesh_cache_load(cache, &key, cm, &flags)) {
+    if (cm->volume > 0) mr_inertia_box(cm->inertia, cm->volume, cm->box);
+  } else {
     if ((flags = mr_mesh_read(c, k)) < 0) return -1;
     store = keyed;
   }

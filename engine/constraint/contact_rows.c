@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/core/contact_point.h"
 #include "rows.h"
 
 /* ------------------------------------------------------------------ contacts */
@@ -83,9 +84,7 @@ int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double 
  * through 100 sweeps on half of the humanoid's steps. On the floor's surface the points
  * are coplanar and the same steps converge in 2 sweeps plus one active-set solve. */
 void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]) {
-  /* the surfaces are at pos -/+ (dist/2) n, the normal pointing from geom1 to geom2 */
-  double side = m->body_weldid[c->body2] == 0 && m->body_weldid[c->body1] != 0 ? 0.5 : -0.5;
-  for (int a = 0; a < 3; a++) at[a] = c->pos[a] + side * c->dist * c->frame[a];
+  mr_contact_surface_point(m, c, at);
 }
 
 /* Both chains to their roots, merged; every other column of the contact's rows is zero. */

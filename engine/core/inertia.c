@@ -98,6 +98,67 @@ int mr_mesh_mass_properties(const double *vert, int nvert, const int *face, int 
   return 0;
 }
 
+/* Area, unit normal and centroid of a triangle. */
+static double mr_triangle_props(const double *a, const double *b, const double *c, double n[3],
+                                double cen[3]) {
+  double ab[3], ac[3];
+  mr_sub3(ab, b, a);
+  mr_sub3(ac, c, a);
+  mr_cross3(n, ab, ac);
+  double area = 0.5 * mr_normalize3(n);
+  for (int i = 0; i < 3; i++) cen[i] = (a[i] + b[i] + c[i]) / 3;
+  return area;
+}
+
+int mr_mesh_mass_properties_legacy(const double *vert, int nvert, const int *face, int nface,
+                                   double *volume, double com[3], double inertia[9]) {
+  (void)nvert;
+  double n[3], cen[3], surf[3] = {0, 0, 0}, area = 0;
+  for (int f = 0; f < nface; f++) {
+    const int *t = face + 3 * f;
+    double a = mr_triangle_props(vert + 3 * t[0], vert + 3 * t[1], vert + 3 * t[2], n, cen);
+    mr_addscl3(surf, cen, a);
+    area += a;
+  }
+  if (!(area > MR_MINVAL)) return -1;
+  mr_scale3(surf, surf, 1 / area);
+  /* pyramids from the surface centroid, every one counted positive */
+  double vol = 0, c[3] = {0, 0, 0};
+  for (int f = 0; f < nface; f++) {
+    const int *t = face + 3 * f;
+    double a = mr_triangle_props(vert + 3 * t[0], vert + 3 * t[1], vert + 3 * t[2], n, cen), arm[3];
+    mr_sub3(arm, cen, surf);
+    double v = fabs(mr_dot3(arm, n) * a / 3);
+    vol += v;
+    for (int i = 0; i < 3; i++) c[i] += v * (0.75 * cen[i] + 0.25 * surf[i]);
+  }
+  if (!(vol > MR_MINVAL)) return -1;
+  mr_scale3(c, c, 1 / vol);
+  /* second moments of the pyramids from the com, again counted positive */
+  double P[3][3] = {{0}};
+  vol = 0;
+  for (int f = 0; f < nface; f++) {
+    const int *t = face + 3 * f;
+    double D[3], E[3], F[3];
+    mr_sub3(D, vert + 3 * t[0], c);
+    mr_sub3(E, vert + 3 * t[1], c);
+    mr_sub3(F, vert + 3 * t[2], c);
+    double a = mr_triangle_props(D, E, F, n, cen); /* before n and cen are read */
+    double v = fabs(mr_dot3(cen, n) * a / 3);
+    vol += v;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        P[i][j] += v / 20 * (2 * (D[i] * D[j] + E[i] * E[j] + F[i] * F[j]) + D[i] * E[j] +
+                             D[j] * E[i] + D[i] * F[j] + D[j] * F[i] + E[i] * F[j] + E[j] * F[i]);
+  }
+  double tr = P[0][0] + P[1][1] + P[2][2];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) inertia[3 * i + j] = (i == j ? tr : 0) - P[i][j];
+  *volume = vol;
+  mr_copy3(com, c);
+  return 0;
+}
+
 /* One Jacobi rotation zeroing A[p][q]; V accumulates the rotations. */
 static void mr_jacobi_rotate(double A[9], double V[9], int p, int q) {
   double apq = A[3 * p + q];

@@ -15,6 +15,12 @@ void mr_geom_inertia(int type, const double size[3], double mass, double inertia
 int mr_mesh_mass_properties(const double *vert, int nvert, const int *face, int nface,
                             double *volume, double com[3], double inertia[9]);
 
+/* MuJoCo 2.2's legacy estimate (exactmeshinertia="false"): pyramids from the mesh's
+ * surface centroid, each counted with a positive volume, which is exact for a convex mesh
+ * and overcounts a non-convex one. Same outputs; -1 for a mesh without area or volume. */
+int mr_mesh_mass_properties_legacy(const double *vert, int nvert, const int *face, int nface,
+                                   double *volume, double com[3], double inertia[9]);
+
 /* Eigen decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations: A = V diag(e) V^T
  * with V a proper rotation (row-major, eigenvectors in its columns), eigenvalues in
  * decreasing order. */

@@ -1,6 +1,7 @@
 /* mr_model's memory: every array lives in one buffer, laid out from the single list below,
  * so allocation, size and freeing can never disagree. Plus name lookups and total mass. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@
   X(int, geom_condim, m->ngeom)                         \
   X(int, geom_group, m->ngeom)                          \
   X(int, geom_meshid, m->ngeom)                         \
+  X(int, geom_hfieldid, m->ngeom)                       \
   X(int, geom_matid, m->ngeom)                          \
   X(double, geom_size, 3 * m->ngeom)                    \
   X(double, geom_pos, 3 * m->ngeom)                     \
@@ -91,6 +93,11 @@
   X(double, mesh_hullvert, 3 * m->nhullvert)             \
   X(int, mesh_hullface, 3 * m->nhullface)               \
   X(int, mesh_pathadr, m->nmesh)                        \
+  X(double, hfield_size, 4 * m->nhfield)                \
+  X(int, hfield_nrow, m->nhfield)                       \
+  X(int, hfield_ncol, m->nhfield)                       \
+  X(int, hfield_adr, m->nhfield)                        \
+  X(float, hfield_data, m->nhfielddata)                 \
   X(float, mat_rgba, 4 * m->nmat)                       \
   X(float, mat_emission, m->nmat)                       \
   X(float, mat_specular, m->nmat)                       \
@@ -167,6 +174,17 @@
   X(double, pair_margin, m->npair)                      \
   X(double, pair_solref, 2 * m->npair)                  \
   X(double, pair_solimp, 5 * m->npair)                  \
+  X(int, sensor_type, m->nsensor)                       \
+  X(int, sensor_datatype, m->nsensor)                   \
+  X(int, sensor_needstage, m->nsensor)                  \
+  X(int, sensor_objtype, m->nsensor)                    \
+  X(int, sensor_objid, m->nsensor)                      \
+  X(int, sensor_reftype, m->nsensor)                    \
+  X(int, sensor_refid, m->nsensor)                      \
+  X(int, sensor_dim, m->nsensor)                        \
+  X(int, sensor_adr, m->nsensor)                        \
+  X(double, sensor_cutoff, m->nsensor)                  \
+  X(double, sensor_noise, m->nsensor)                   \
   X(double, key_time, m->nkey)                          \
   X(double, key_qpos, (size_t)m->nkey * m->nq)          \
   X(double, key_qvel, (size_t)m->nkey * m->nv)          \
@@ -190,6 +208,8 @@ static int mr_model_count(const mr_model *m, int type) {
     case MR_OBJ_EQUALITY: return m->neq;
     case MR_OBJ_KEY: return m->nkey;
     case MR_OBJ_TENDON: return m->ntendon;
+    case MR_OBJ_SENSOR: return m->nsensor;
+    case MR_OBJ_HFIELD: return m->nhfield;
     default: return 0;
   }
 }
@@ -272,6 +292,7 @@ double mr_model_total_mass(const mr_model *m) {
 }
 
 int mr_name2id(const mr_model *m, mr_obj_type type, const char *name) {
+  if (type == MR_OBJ_XBODY) type = MR_OBJ_BODY; /* the same bodies, by the same names */
   if (!m || !name || !*name || (int)type < 0 || type >= MR_OBJ_NTYPES) return -1;
   int n = mr_model_count(m, type);
   for (int i = 0; i < n; i++)
@@ -280,7 +301,34 @@ int mr_name2id(const mr_model *m, mr_obj_type type, const char *name) {
 }
 
 const char *mr_id2name(const mr_model *m, mr_obj_type type, int id) {
+  if (type == MR_OBJ_XBODY) type = MR_OBJ_BODY;
   if (!m || (int)type < 0 || type >= MR_OBJ_NTYPES) return NULL;
   if (id < 0 || id >= mr_model_count(m, type)) return NULL;
   return m->names + m->name_adr[type][id];
+}
+
+const char *mr_sensor_type_name(int type) {
+  /* MJCF's element names, in mr_sensor_type order */
+  static const char *const names[MR_SENS_NTYPES] = {
+      "touch",         "accelerometer", "velocimeter",    "gyro",           "force",
+      "torque",        "magnetometer",  "rangefinder",    "jointpos",       "jointvel",
+      "tendonpos",     "tendonvel",     "actuatorpos",    "actuatorvel",    "actuatorfrc",
+      "ballquat",      "ballangvel",    "jointlimitpos",  "jointlimitvel",  "jointlimitfrc",
+      "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "framepos",     "framequat",
+      "framexaxis",    "frameyaxis",    "framezaxis",     "framelinvel",    "frameangvel",
+      "framelinacc",   "frameangacc",   "subtreecom",     "subtreelinvel",  "subtreeangmom",
+      "clock"};
+  return type >= 0 && type < MR_SENS_NTYPES ? names[type] : NULL;
+}
+
+void mr_sensor_column(const mr_model *m, int i, int k, char *buf, size_t n) {
+  if (!buf || n == 0) return;
+  const char *name = mr_id2name(m, MR_OBJ_SENSOR, i);
+  char id[16];
+  snprintf(id, sizeof id, "%d", i);
+  if (!name || !name[0]) name = id;
+  int len = m->sensor_dim[i] > 1 ? snprintf(buf, n, "sensor_%s_%d", name, k) : snprintf(buf, n, "sensor_%s", name);
+  /* one CSV field, one word: separators and quotes become underscores */
+  for (int c = 7; c < len && c < (int)n - 1; c++)
+    if (buf[c] == ',' || buf[c] == '"' || buf[c] == ' ' || (unsigned char)buf[c] < 32) buf[c] = '_';
 }

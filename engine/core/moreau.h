@@ -33,7 +33,7 @@ typedef enum mr_joint_type {
 /* Same numbering as MuJoCo's mjtGeom. */
 typedef enum mr_geom_type {
   MR_GEOM_PLANE = 0,
-  MR_GEOM_HFIELD = 1, /* reserved, not loaded */
+  MR_GEOM_HFIELD = 1, /* heightfield: static bodies only, geom_hfieldid names its data */
   MR_GEOM_SPHERE = 2,
   MR_GEOM_CAPSULE = 3,
   MR_GEOM_ELLIPSOID = 4,
@@ -126,8 +126,68 @@ typedef enum mr_obj_type {
   MR_OBJ_EQUALITY,
   MR_OBJ_KEY,
   MR_OBJ_TENDON,
+  MR_OBJ_SENSOR,
+  MR_OBJ_HFIELD,
+  MR_OBJ_XBODY, /* a body's own frame (xpos, xmat) rather than its inertial frame; names
+                   are the bodies' */
   MR_OBJ_NTYPES
 } mr_obj_type;
+
+/* Sensor types, with MuJoCo 2.2's numbering (mjtSensor). Values are written to
+ * d->sensordata at the pipeline stage each needs (sensor_needstage): position sensors after
+ * the kinematics, velocity sensors after the velocity stage, acceleration and force sensors
+ * once the constraint forces and qacc are known. */
+typedef enum mr_sensor_type {
+  MR_SENS_TOUCH = 0,      /* 1: normal contact force inside the site's volume */
+  MR_SENS_ACCELEROMETER,  /* 3: linear acceleration of a site (gravity included), site frame */
+  MR_SENS_VELOCIMETER,    /* 3: linear velocity of a site, site frame */
+  MR_SENS_GYRO,           /* 3: angular velocity of a site, site frame */
+  MR_SENS_FORCE,          /* 3: force the parent exerts on the site's body, site frame */
+  MR_SENS_TORQUE,         /* 3: torque of the same interaction about the site, site frame */
+  MR_SENS_MAGNETOMETER,   /* 3: the magnetic field option in the site frame */
+  MR_SENS_RANGEFINDER,    /* 1: distance along the site's +z to the nearest geom, -1 if none */
+  MR_SENS_JOINTPOS,       /* 1: hinge/slide position */
+  MR_SENS_JOINTVEL,       /* 1: hinge/slide velocity */
+  MR_SENS_TENDONPOS,      /* 1: tendon length */
+  MR_SENS_TENDONVEL,      /* 1: tendon velocity */
+  MR_SENS_ACTUATORPOS,    /* 1: actuator length */
+  MR_SENS_ACTUATORVEL,    /* 1: actuator velocity */
+  MR_SENS_ACTUATORFRC,    /* 1: actuator force */
+  MR_SENS_BALLQUAT,       /* 4: ball joint quaternion */
+  MR_SENS_BALLANGVEL,     /* 3: ball joint angular velocity */
+  MR_SENS_JOINTLIMITPOS,  /* 1: distance to the nearer active limit minus the margin, else 0 */
+  MR_SENS_JOINTLIMITVEL,  /* 1: velocity along that limit's constraint, else 0 */
+  MR_SENS_JOINTLIMITFRC,  /* 1: force of the joint's limit, else 0 */
+  MR_SENS_TENDONLIMITPOS, /* 1: the same for tendons */
+  MR_SENS_TENDONLIMITVEL,
+  MR_SENS_TENDONLIMITFRC,
+  MR_SENS_FRAMEPOS,       /* 3: position of an object's frame (in a reference frame if given) */
+  MR_SENS_FRAMEQUAT,      /* 4: orientation quaternion */
+  MR_SENS_FRAMEXAXIS,     /* 3: x axis of the frame */
+  MR_SENS_FRAMEYAXIS,
+  MR_SENS_FRAMEZAXIS,
+  MR_SENS_FRAMELINVEL,    /* 3: linear velocity of the frame's origin */
+  MR_SENS_FRAMEANGVEL,    /* 3: angular velocity */
+  MR_SENS_FRAMELINACC,    /* 3: linear acceleration (gravity included), world frame */
+  MR_SENS_FRAMEANGACC,    /* 3: angular acceleration, world frame */
+  MR_SENS_SUBTREECOM,     /* 3: center of mass of a body's subtree */
+  MR_SENS_SUBTREELINVEL,  /* 3: linear velocity of that center of mass */
+  MR_SENS_SUBTREEANGMOM,  /* 3: angular momentum of the subtree about its center of mass */
+  MR_SENS_CLOCK,          /* 1: simulated time */
+  MR_SENS_NTYPES
+} mr_sensor_type;
+
+/* Pipeline stage a sensor needs (MuJoCo's mjtStage). */
+typedef enum mr_stage { MR_STAGE_NONE = 0, MR_STAGE_POS, MR_STAGE_VEL, MR_STAGE_ACC } mr_stage;
+
+/* How a sensor's cutoff applies (MuJoCo's mjtDataType): real values are clamped to
+ * [-cutoff, cutoff], positive ones to at most cutoff; axes and quaternions are not cut. */
+typedef enum mr_sensor_datatype {
+  MR_DATATYPE_REAL = 0,
+  MR_DATATYPE_POSITIVE,
+  MR_DATATYPE_AXIS,
+  MR_DATATYPE_QUATERNION
+} mr_sensor_datatype;
 
 /* Disable flags (mr_option.disable). */
 enum {
@@ -150,6 +210,8 @@ typedef struct mr_option {
   double tol;      /* solver tolerance */
   int max_iter;    /* solver iteration cap */
   double restitution; /* Newton restitution coefficient of contacts (MJCF has none: 0) */
+  double magnetic[3]; /* global magnetic field (magnetometer sensors); MuJoCo's default
+                         (0, -0.5, 0) */
   double sap_tau_d;   /* sap's dissipation time scale tau_d (s); 0: beta dt / pi, critical
                          damping (papers/004 sec. V-B; its Clutter runs use tau_d = dt) */
 } mr_option;
@@ -164,6 +226,8 @@ typedef struct mr_model {
   int ntendon, nwrap; /* tendons, and the objects along their paths */
   int na;             /* activation states: actuators with dynamics, which come last */
   int nJten, nJmom;   /* entries of the sparse tendon Jacobians and actuator moments */
+  int nsensor, nsensordata; /* sensors, and the numbers they write into d->sensordata */
+  int nhfield, nhfielddata; /* heightfields, and their elevation samples */
   int nmeshvert, nmeshface, nhullvert, nhullface; /* totals over all meshes */
   int nM;        /* nonzeros of the lower triangle of M (branch sparsity) */
   int nnames;    /* bytes in names */
@@ -220,6 +284,7 @@ typedef struct mr_model {
   int *geom_condim;     /* ngeom */
   int *geom_group;      /* ngeom: 0..5; URDF visuals are group 1, collisions group 0 */
   int *geom_meshid;     /* ngeom: -1 if not a mesh */
+  int *geom_hfieldid;   /* ngeom: -1 if not a heightfield */
   int *geom_matid;      /* ngeom: -1 if none */
   double *geom_size;    /* ngeom x3: MuJoCo semantics (half sizes, radius, half length) */
   double *geom_pos;     /* ngeom x3: in body frame */
@@ -265,6 +330,14 @@ typedef struct mr_model {
   double *mesh_hullvert; /* nhullvert x3 */
   int *mesh_hullface;   /* nhullface x3: indices local to the mesh's hull vertices */
   int *mesh_pathadr;    /* nmesh: address in names of the resolved file path */
+
+  /* heightfields (MuJoCo's layout): elevation samples in [0, 1], row-major, row r at
+   * y = (2 r / (nrow - 1) - 1) size[1], column c at x = (2 c / (ncol - 1) - 1) size[0];
+   * the surface is at z = size[2] * elevation in the geom frame, the solid below it reaches
+   * down to z = -size[3]. */
+  double *hfield_size;  /* nhfield x4: x half-extent, y half-extent, top height, base depth */
+  int *hfield_nrow, *hfield_ncol, *hfield_adr; /* nhfield */
+  float *hfield_data;   /* nhfielddata */
 
   /* materials and textures (the viewer loads texture files itself) */
   float *mat_rgba;      /* nmat x4 */
@@ -353,6 +426,19 @@ typedef struct mr_model {
   double *pair_margin;                /* npair */
   double *pair_solref;                /* npair x2 */
   double *pair_solimp;                /* npair x5 */
+
+  /* sensors: sensor i writes sensor_dim[i] numbers at d->sensordata + sensor_adr[i] */
+  int *sensor_type;      /* nsensor: mr_sensor_type */
+  int *sensor_datatype;  /* nsensor: mr_sensor_datatype */
+  int *sensor_needstage; /* nsensor: mr_stage */
+  int *sensor_objtype;   /* nsensor: mr_obj_type of the sensed object */
+  int *sensor_objid;     /* nsensor */
+  int *sensor_reftype;   /* nsensor: frame sensors' reference frame type, -1 for the world */
+  int *sensor_refid;     /* nsensor: -1 for the world */
+  int *sensor_dim;       /* nsensor */
+  int *sensor_adr;       /* nsensor */
+  double *sensor_cutoff; /* nsensor: 0 means none */
+  double *sensor_noise;  /* nsensor: read from the file and kept, never applied */
 
   /* keyframes */
   double *key_time; /* nkey */
@@ -472,6 +558,16 @@ typedef struct mr_data {
   double *qacc_smooth;   /* nv: M^-1 qfrc_smooth */
   double *qfrc_constraint; /* nv */
 
+  /* acceleration-stage body quantities (computed when a sensor needs them), MuJoCo's
+   * mj_rnePostConstraint: com-based spatial vectors (angular, linear) about the subtree com
+   * of each body's root, like cvel */
+  double *cacc;     /* nbody x6: acceleration, gravity included (the world accelerates up) */
+  double *cfrc_int; /* nbody x6: force the parent exerts on the body through its joints */
+  double *cfrc_ext; /* nbody x6: external force on the body (applied + contact forces) */
+  double *subtree_linvel; /* nbody x3: linear velocity of the subtree com */
+  double *subtree_angmom; /* nbody x3: angular momentum of the subtree about its com */
+  double *sensordata;     /* nsensordata */
+
   double energy[2]; /* potential, kinetic */
 
   /* contacts: capacity fixed at mr_data_create; when more are found, a warning is counted
@@ -545,6 +641,14 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
 void mr_model_free(mr_model *m);
 double mr_model_total_mass(const mr_model *m);
 
+/* The MJCF element name of a sensor type ("jointpos", "framequat", ...), or NULL. */
+const char *mr_sensor_type_name(int type);
+
+/* Column name of number k of sensor i in recordings and summaries: "sensor_NAME" for a
+ * scalar, "sensor_NAME_k" otherwise; an unnamed sensor is named by its index, and commas,
+ * quotes, spaces and control characters in a name become underscores. */
+void mr_sensor_column(const mr_model *m, int i, int k, char *buf, size_t n);
+
 /* Name lookup: -1 if absent; "" for unnamed. */
 int mr_name2id(const mr_model *m, mr_obj_type type, const char *name);
 const char *mr_id2name(const mr_model *m, mr_obj_type type, int id);
@@ -570,6 +674,25 @@ void mr_bias_forces(const mr_model *m, mr_data *d);  /* RNEA, zero acceleration:
 void mr_passive_forces(const mr_model *m, mr_data *d);
 void mr_actuator_forces(const mr_model *m, mr_data *d);
 void mr_dense_mass(const mr_model *m, const mr_data *d, double *dense); /* nv x nv, row-major */
+
+/* Body accelerations and forces after the constraint forces (MuJoCo's
+ * mj_rnePostConstraint): cacc from qacc, cfrc_ext from xfrc_applied and the contact
+ * impulses of the last solve, cfrc_int by Newton-Euler. Needs the velocity stage. */
+void mr_rne_post_constraint(const mr_model *m, mr_data *d);
+/* subtree_linvel and subtree_angmom (MuJoCo's mj_subtreeVel). Needs the velocity stage. */
+void mr_subtree_vel(const mr_model *m, mr_data *d);
+
+/* Sensors of one stage into d->sensordata (cutoff applied): MR_STAGE_POS needs
+ * mr_kinematics, MR_STAGE_VEL the velocity stage (mr_bias_forces, actuator lengths), and
+ * MR_STAGE_ACC qacc, the contact impulses of the step and d->limit_impulse. The pipeline
+ * calls them; they are public so a tool can evaluate sensors on a state it set itself. */
+void mr_sensors(const mr_model *m, mr_data *d, mr_stage stage);
+
+/* Position and velocity sensors of the current state (after a step, or a state the caller
+ * set), leaving the acceleration and force sensors the last step computed and the contacts
+ * untouched: what recordings and plots show for a state. Runs the kinematics, velocity and
+ * actuation stages; nothing when the model has no sensors. */
+void mr_sensors_state(const mr_model *m, mr_data *d);
 
 /* Full forward dynamics without integrating: qacc. */
 void mr_forward(const mr_model *m, mr_data *d);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Row-major 4x4 affine transform: out = a * b. */
 static void mr_affine_mul(double out[16], const double a[16], const double b[16]) {
@@ -72,7 +73,7 @@ static void mr_scene_append(const struct aiScene *sc, const struct aiNode *node,
 }
 
 /* Area-weighted vertex normals, for files that carry none; then unit length. */
-static void mr_mesh_normals(mr_mesh_data *m, int recompute) {
+void mr_mesh_data_normals(mr_mesh_data *m, int recompute) {
   if (recompute) {
     memset(m->normal, 0, sizeof(float) * 3 * (size_t)m->nvert);
     for (int f = 0; f < m->nface; f++) {
@@ -98,9 +99,15 @@ static int mr_scene_has_normals(const struct aiScene *sc) {
   return 1;
 }
 
+static int mr_mesh_is_msh(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcasecmp(path + n - 4, ".msh") == 0;
+}
+
 int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, char *msg,
                  int msglen) {
   memset(out, 0, sizeof *out);
+  if (mr_mesh_is_msh(path)) return mr_mesh_load_msh(path, scale, out, msg, msglen);
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(msg, (size_t)msglen, "mesh file '%s' not found or unreadable", path);
@@ -143,7 +150,7 @@ int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, cha
       out->vert[3 * v + r] = out->vert[3 * v + r] * scale[r];
       if (scale[r] != 0) out->normal[3 * v + r] /= (float)scale[r];
     }
-  mr_mesh_normals(out, !had_normals);
+  mr_mesh_data_normals(out, !had_normals);
   return 0;
 }
 

@@ -1,4 +1,5 @@
-/* Reading triangle meshes (STL, OBJ, DAE) through assimp into flat arrays. */
+/* Reading triangle meshes into flat arrays: STL, OBJ (polygons triangulated), DAE through
+ * assimp; MuJoCo's binary .msh by mesh_msh.c. */
 #ifndef MR_MESH_IO_H
 #define MR_MESH_IO_H
 
@@ -15,5 +16,15 @@ typedef struct mr_mesh_data {
 int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, char *msg,
                  int msglen);
 void mr_mesh_data_free(mr_mesh_data *m);
+
+/* Unit vertex normals; recompute: from the faces (area-weighted) first. */
+void mr_mesh_data_normals(mr_mesh_data *m, int recompute);
+
+/* MuJoCo's binary mesh format (mesh_msh.c): int32 counts nvert, nnormal, ntexcoord, nface,
+ * then float32 vertices (3 each), normals (3), texture coordinates (2), int32 faces (3).
+ * The file's size must be exactly what the counts say. nface = 0 leaves out->nface 0: the
+ * caller takes the convex hull, as MuJoCo does. Same contract as mr_mesh_load. */
+int mr_mesh_load_msh(const char *path, const double scale[3], mr_mesh_data *out, char *msg,
+                     int msglen);
 
 #endif

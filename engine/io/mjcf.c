@@ -3,9 +3,9 @@
  * and the small readers every other mjcf_*.c file uses.
  *
  * Sections are visited in MuJoCo's fixed order (compiler, option, default, asset,
- * worldbody, contact, tendon, equality, actuator, keyframe) whatever their order in the
- * file, so that angle units are known before any angle is read, assets before geoms use
- * them and tendons before equalities and actuators name them.
+ * worldbody, contact, tendon, equality, actuator, sensor, keyframe) whatever their order in
+ * the file, so that angle units are known before any angle is read, assets before geoms use
+ * them and tendons before equalities, actuators and sensors name them.
  */
 #include "mjcf.h"
 
@@ -82,6 +82,33 @@ int mjcf_tristate(mjcf_ctx *c, const xmlNode *n, const char *name, int *out) {
   if (k < 0) return -1;
   *out = k;
   return 1;
+}
+
+static int mjcf_count_numbers(const char *text) {
+  int count = 0, in = 0;
+  for (const char *p = text; *p; p++) {
+    int sep = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',';
+    if (!sep && !in) count++;
+    in = !sep;
+  }
+  return count;
+}
+
+int mjcf_vector(mjcf_ctx *c, const xmlNode *n, const char *name, double **out, int *count) {
+  const char *text = mr_xml_attr(n, name);
+  *out = NULL;
+  *count = 0;
+  if (!text) return 0;
+  int k = mjcf_count_numbers(text);
+  if (k == 0) return 0;
+  double *v = mr_spec_doubles(c->s, NULL, k);
+  if (!v) return mjcf_fail(c, n, "out of memory");
+  char what[64];
+  snprintf(what, sizeof what, "attribute '%s'", name);
+  if (mr_parse_doubles(text, v, k, k, what, mjcf_src(c, n), c->err, c->errlen) < 0) return -1;
+  *out = v;
+  *count = k;
+  return 0;
 }
 
 const char *mjcf_name(mjcf_ctx *c, const xmlNode *n, const char *name) {
@@ -245,6 +272,12 @@ static int mjcf_parse_compiler(mjcf_ctx *c, const xmlNode *n) {
   if (k == -2) return -1;
   if (k >= 0) c->s->inertiafromgeom = k;
   if (mjcf_bool(c, n, "autolimits", &c->autolimits) < 0) return -1;
+  /* meshes: primitives fitted to their bounding box, MuJoCo 2.2's legacy inertia */
+  if (mjcf_bool(c, n, "fitaabb", &c->s->fitaabb) < 0) return -1;
+  if (mjcf_bool(c, n, "exactmeshinertia", &c->s->exactmeshinertia) < 0) return -1;
+  double total;
+  if ((k = mjcf_doubles(c, n, "settotalmass", &total, 1, 1)) < 0) return -1;
+  if (k) c->s->settotalmass = total; /* <= 0: off, as in MuJoCo */
   const char *seq = mr_xml_attr(n, "eulerseq");
   if (seq) {
     if (strlen(seq) != 3 || strspn(seq, "xyzXYZ") != 3)
@@ -291,6 +324,7 @@ static int mjcf_parse_option(mjcf_ctx *c, const xmlNode *n) {
   if (!(dt > 0)) return mjcf_fail(c, n, "option timestep must be positive");
   o->timestep = dt;
   if (mjcf_doubles(c, n, "gravity", o->gravity, 3, 3) < 0) return -1;
+  if (mjcf_doubles(c, n, "magnetic", o->magnetic, 3, 3) < 0) return -1;
   const char *integ = mr_xml_attr(n, "integrator");
   if (integ) {
     if (strcmp(integ, "Euler") == 0) {
@@ -337,6 +371,7 @@ static const struct {
     {"tendon", mjcf_parse_tendon}, /* before equality: <equality><tendon> names them */
     {"equality", mjcf_parse_equality},
     {"actuator", mjcf_parse_actuator},
+    {"sensor", mjcf_parse_sensor},
     {"keyframe", mjcf_parse_keyframe},
 };
 #define MJCF_NSECTIONS ((int)(sizeof mjcf_sections / sizeof mjcf_sections[0]))

@@ -22,7 +22,7 @@ typedef struct mjcf_geom_def {
   int has_rgba;
   int has_fromto;
   double fromto[6];
-  const char *mesh, *material; /* names, resolved when the element is finished */
+  const char *mesh, *material, *hfield; /* names, resolved when the element is finished */
 } mjcf_geom_def;
 
 typedef struct mjcf_joint_def {
@@ -126,6 +126,8 @@ int mjcf_int(mjcf_ctx *c, const xmlNode *n, const char *name, int *out);
 int mjcf_bool(mjcf_ctx *c, const xmlNode *n, const char *name, int *out);
 /* false/true/auto into 0/1/2; 0 absent, 1 read, -1 error. */
 int mjcf_tristate(mjcf_ctx *c, const xmlNode *n, const char *name, int *out);
+/* A list of any length, copied into the spec's pool: 0 (absent or empty: *out NULL) or -1. */
+int mjcf_vector(mjcf_ctx *c, const xmlNode *n, const char *name, double **out, int *count);
 /* Interned copy of the attribute (NULL if absent). */
 const char *mjcf_name(mjcf_ctx *c, const xmlNode *n, const char *name);
 /* Any of quat/axisangle/euler/xyaxes/zaxis present sets quat: 1 set, 0 none, -1 error. */
@@ -175,6 +177,8 @@ int mjcf_parse_tendon(mjcf_ctx *c, const xmlNode *node);
  * given without limited and without compiler autolimits, or the range is empty. */
 int mjcf_resolve_limited(mjcf_ctx *c, const xmlNode *n, int limited, const double r[2],
                          const char *what);
+/* ------------------------------------------------ mjcf_sensor.c */
+int mjcf_parse_sensor(mjcf_ctx *c, const xmlNode *node);
 
 /* ------------------------------------------------ mjcf_constraint.c */
 int mjcf_parse_equality(mjcf_ctx *c, const xmlNode *node);

@@ -136,21 +136,19 @@ static int mjcf_geom(mjcf_ctx *c, const xmlNode *n, int body, int childclass) {
   mjcf_geom_def d = c->classes[k].geom;
   if (mjcf_geom_apply(c, &d, n) < 0) return -1;
   mr_spec_geom *g = &d.g;
-  if (g->type == MR_GEOM_HFIELD) {
-    mjcf_warn_once(c, n, "geom type=\"hfield\"");
-    return 0;
-  }
-  g->mesh = -1;
-  if (d.mesh) {
+  g->mesh = g->hfield = -1;
+  /* a primitive type with a mesh is fitted to it by the compiler */
+  if (d.mesh && g->type != MR_GEOM_HFIELD && g->type != MR_GEOM_PLANE) {
     g->mesh = mr_spec_find_mesh(c->s, d.mesh);
     if (g->mesh < 0) return mjcf_fail(c, n, "unknown mesh '%.80s'", d.mesh);
-    if (g->type != MR_GEOM_MESH) {
-      mjcf_warn_once(c, n, "geom with mesh= but a primitive type (MuJoCo fits it to the mesh)");
-      g->mesh = -1;
-    }
   }
   if (g->type == MR_GEOM_MESH && g->mesh < 0)
     return mjcf_fail(c, n, "geom of type mesh needs a mesh attribute");
+  if (g->type == MR_GEOM_HFIELD) {
+    if (!d.hfield) return mjcf_fail(c, n, "geom of type hfield needs an hfield attribute");
+    g->hfield = mr_spec_find_hfield(c->s, d.hfield);
+    if (g->hfield < 0) return mjcf_fail(c, n, "unknown hfield '%.80s'", d.hfield);
+  }
   g->material = -1;
   if (d.material) {
     g->material = mr_spec_find_material(c->s, d.material);

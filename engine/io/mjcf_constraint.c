@@ -140,45 +140,16 @@ int mjcf_parse_contact(mjcf_ctx *c, const xmlNode *node) {
 
 /* ------------------------------------------------------------------ keyframes */
 
-static int mjcf_count_numbers(const char *text) {
-  int count = 0, in = 0;
-  for (const char *p = text; *p; p++) {
-    int sep = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',';
-    if (!sep && !in) count++;
-    in = !sep;
-  }
-  return count;
-}
-
-/* A variable-length vector attribute, copied into the spec's pool. */
-static int mjcf_key_vector(mjcf_ctx *c, const xmlNode *n, const char *name, double **out,
-                           int *count) {
-  const char *text = mr_xml_attr(n, name);
-  *out = NULL;
-  *count = 0;
-  if (!text) return 0;
-  int k = mjcf_count_numbers(text);
-  if (k == 0) return 0;
-  double *v = mr_spec_doubles(c->s, NULL, k);
-  if (!v) return mjcf_fail(c, n, "out of memory");
-  char what[64];
-  snprintf(what, sizeof what, "attribute '%s'", name);
-  if (mr_parse_doubles(text, v, k, k, what, mjcf_src(c, n), c->err, c->errlen) < 0) return -1;
-  *out = v;
-  *count = k;
-  return 0;
-}
-
 static int mjcf_key(mjcf_ctx *c, const xmlNode *n) {
   int id = mr_spec_add_key(c->s, mjcf_src(c, n));
   if (id < 0) return mjcf_fail(c, n, "out of memory");
   mr_spec_key *key = &c->s->keys[id];
   key->name = mjcf_name(c, n, "name");
   if (mjcf_doubles(c, n, "time", &key->time, 1, 1) < 0) return -1;
-  if (mjcf_key_vector(c, n, "qpos", &key->qpos, &key->nqpos) < 0) return -1;
-  if (mjcf_key_vector(c, n, "qvel", &key->qvel, &key->nqvel) < 0) return -1;
-  if (mjcf_key_vector(c, n, "ctrl", &key->ctrl, &key->nctrl) < 0) return -1;
-  if (mjcf_key_vector(c, n, "act", &key->act, &key->nact) < 0) return -1;
+  if (mjcf_vector(c, n, "qpos", &key->qpos, &key->nqpos) < 0) return -1;
+  if (mjcf_vector(c, n, "qvel", &key->qvel, &key->nqvel) < 0) return -1;
+  if (mjcf_vector(c, n, "ctrl", &key->ctrl, &key->nctrl) < 0) return -1;
+  if (mjcf_vector(c, n, "act", &key->act, &key->nact) < 0) return -1;
   if (key->ctrl && key->nctrl == c->nact && c->nact > 0) {
     /* drop the controls of actuators that were skipped */
     int m = 0;

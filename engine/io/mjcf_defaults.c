@@ -47,7 +47,8 @@ void mjcf_class_init_main(mjcf_class *cls) {
   g->density = 1000;
   g->mass = -1;
   mjcf_gray(g->rgba);
-  g->mesh = g->material = -1;
+  g->mesh = g->material = g->hfield = -1;
+  g->fitscale = 1;
 
   mr_spec_joint *j = &cls->joint.j;
   j->type = MR_JOINT_HINGE;
@@ -138,7 +139,9 @@ int mjcf_geom_apply(mjcf_ctx *c, mjcf_geom_def *d, const xmlNode *n) {
   if (mjcf_doubles(c, n, "mass", &g->mass, 1, 1) < 0) return -1;
   if ((k = mjcf_floats(c, n, "rgba", g->rgba, 4, 4)) < 0) return -1;
   if (k) d->has_rgba = 1;
+  if (mjcf_doubles(c, n, "fitscale", &g->fitscale, 1, 1) < 0) return -1;
   if (mr_xml_attr(n, "mesh")) d->mesh = mr_xml_attr(n, "mesh");
+  if (mr_xml_attr(n, "hfield")) d->hfield = mr_xml_attr(n, "hfield");
   if (mr_xml_attr(n, "material")) d->material = mr_xml_attr(n, "material");
   if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
     return mjcf_fail(c, n, "condim must be 1, 3, 4 or 6 (got %d)", g->condim);

@@ -35,17 +35,22 @@ const char *mr_spec_strdup(mr_spec *s, const char *str) {
   return c;
 }
 
-double *mr_spec_doubles(mr_spec *s, const double *v, int n) {
+/* n elements of elem bytes in the pool: a copy of v, or zeros when v is NULL. */
+static void *mr_pool_copy(mr_spec *s, const void *v, int n, size_t elem) {
   if (n < 0) return NULL;
-  double *d = mr_pool_alloc(s, (size_t)n * sizeof(double));
+  void *d = mr_pool_alloc(s, (size_t)n * elem);
   if (d && n > 0) {
     if (v)
-      memcpy(d, v, (size_t)n * sizeof(double));
+      memcpy(d, v, (size_t)n * elem);
     else
-      memset(d, 0, (size_t)n * sizeof(double));
+      memset(d, 0, (size_t)n * elem);
   }
   return d;
 }
+
+double *mr_spec_doubles(mr_spec *s, const double *v, int n) { return mr_pool_copy(s, v, n, sizeof(double)); }
+
+int *mr_spec_ints(mr_spec *s, const int *v, int n) { return mr_pool_copy(s, v, n, sizeof(int)); }
 
 mr_spec *mr_spec_create(const char *file) {
   mr_spec *s = calloc(1, sizeof *s);
@@ -73,6 +78,9 @@ mr_spec *mr_spec_create(const char *file) {
   s->lengthrange.inttotal = 10;
   s->lengthrange.interval = 2;
   s->lengthrange.tolrange = 0.05;
+  s->exactmeshinertia = 1;
+  s->settotalmass = -1;
+  s->opt.magnetic[1] = -0.5;
   mr_source src = {s->file, 0};
   if (mr_spec_add_body(s, -1, src) != 0) {
     mr_spec_free(s);
@@ -105,6 +113,8 @@ void mr_spec_free(mr_spec *s) {
   free(s->keys);
   free(s->tendons);
   free(s->wraps);
+  free(s->sensors);
+  free(s->hfields);
   free(s);
 }
 
@@ -187,7 +197,9 @@ int mr_spec_add_geom(mr_spec *s, int body, mr_source src) {
   g->mass = -1;
   mr_set_rgba(g->rgba, 1, 1, 1, 1);
   g->mesh = -1;
+  g->hfield = -1;
   g->material = -1;
+  g->fitscale = 1;
   return i;
 }
 
@@ -344,6 +356,22 @@ int mr_spec_add_wrap(mr_spec *s, int tendon, int type, int obj, mr_source src) {
   return i;
 }
 
+int mr_spec_add_sensor(mr_spec *s, mr_source src) {
+  int i = MR_SPEC_APPEND(s, sensors);
+  if (i < 0) return -1;
+  mr_spec_sensor *e = &s->sensors[i];
+  e->src = src;
+  e->objtype = e->obj = e->reftype = e->ref = -1;
+  return i;
+}
+
+int mr_spec_add_hfield(mr_spec *s, mr_source src) {
+  int i = MR_SPEC_APPEND(s, hfields);
+  if (i < 0) return -1;
+  s->hfields[i].src = src;
+  return i;
+}
+
 /* Linear name search over any element array whose struct has a `name` member. */
 #define MR_SPEC_FIND(arr, name_)                                         \
   do {                                                                   \
@@ -361,3 +389,7 @@ int mr_spec_find_material(const mr_spec *s, const char *name) { MR_SPEC_FIND(mat
 int mr_spec_find_texture(const mr_spec *s, const char *name) { MR_SPEC_FIND(textures, name); }
 int mr_spec_find_site(const mr_spec *s, const char *name) { MR_SPEC_FIND(sites, name); }
 int mr_spec_find_tendon(const mr_spec *s, const char *name) { MR_SPEC_FIND(tendons, name); }
+int mr_spec_find_camera(const mr_spec *s, const char *name) { MR_SPEC_FIND(cameras, name); }
+int mr_spec_find_actuator(const mr_spec *s, const char *name) { MR_SPEC_FIND(actuators, name); }
+int mr_spec_find_hfield(const mr_spec *s, const char *name) { MR_SPEC_FIND(hfields, name); }
+int mr_spec_find_sensor(const mr_spec *s, const char *name) { MR_SPEC_FIND(sensors, name); }

@@ -58,8 +58,11 @@ typedef struct mr_spec_geom {
   double density;  /* used when mass < 0 */
   double mass;     /* < 0: from density and volume */
   float rgba[4];
-  int mesh;        /* index into spec meshes, -1 if none */
+  int mesh;        /* index into spec meshes, -1 if none; a primitive type with a mesh is
+                      fitted to the mesh by the compiler (MuJoCo's rule) */
+  int hfield;      /* index into spec hfields for type hfield, -1 otherwise */
   int material;    /* index into spec materials, -1 if none */
+  double fitscale; /* scale of a primitive fitted to a mesh (1) */
 } mr_spec_geom;
 
 typedef struct mr_spec_site {
@@ -88,9 +91,34 @@ typedef struct mr_spec_light {
 typedef struct mr_spec_mesh {
   mr_source src;
   const char *name;
-  const char *path; /* resolved file path (STL, OBJ, DAE) */
+  const char *path; /* resolved file path (STL, OBJ, DAE, MuJoCo's .msh); NULL: inline data */
   double scale[3];
+  const double *vert; /* inline vertices (nvert x3), or NULL */
+  const int *face;    /* inline triangles (nface x3), or NULL: the vertices' convex hull */
+  int nvert, nface;
 } mr_spec_mesh;
+
+/* A heightfield: elevation from a PNG (grey levels), MuJoCo's binary file, inline values,
+ * or zeros (nrow x ncol given alone); normalized to [0, 1] by the compiler as MuJoCo does. */
+typedef struct mr_spec_hfield {
+  mr_source src;
+  const char *name;
+  const char *path;        /* PNG or binary file; NULL for inline or zero data */
+  int nrow, ncol;          /* 0 when the file gives them */
+  double size[4];          /* x, y half-extents, top height, base depth */
+  const double *elevation; /* nrow x ncol inline values, first row at +y (as an image) */
+} mr_spec_hfield;
+
+/* A sensor: what it senses is an index into the spec's arrays of objtype (bodies, joints,
+ * geoms, sites, cameras, actuators; MR_OBJ_XBODY indexes bodies). */
+typedef struct mr_spec_sensor {
+  mr_source src;
+  const char *name;
+  int type;         /* mr_sensor_type */
+  int objtype, obj; /* mr_obj_type and index; -1 for none (clock) */
+  int reftype, ref; /* frame sensors' reference frame; -1 for the world */
+  double cutoff, noise;
+} mr_spec_sensor;
 
 typedef struct mr_spec_material {
   mr_source src;
@@ -193,6 +221,11 @@ typedef struct mr_spec {
   int is_urdf;
   mr_option opt;
   int inertiafromgeom; /* 0 false, 1 true, 2 auto (only bodies without <inertial>) */
+  int exactmeshinertia; /* 1 (Moreau's default): exact mesh volume and inertia; 0: MuJoCo
+                           2.2's legacy estimate, asked for by exactmeshinertia="false" */
+  int fitaabb;          /* primitives fitted to meshes: 0 the equivalent-inertia box, 1 the
+                           mesh's bounding box */
+  double settotalmass;  /* > 0: every body's mass and inertia scaled to make this total */
   int quiet;           /* suppress warnings */
   int mesh_mode;       /* MR_MESHES_*: which meshes compile reads and what it computes */
 
@@ -219,6 +252,8 @@ typedef struct mr_spec {
     int useexisting, uselimit;
     double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
   } lengthrange;
+  MR_SPEC_ARRAY(mr_spec_sensor, sensors);
+  MR_SPEC_ARRAY(mr_spec_hfield, hfields);
 
   struct mr_spec_pool *pool; /* interned strings and key arrays */
 } mr_spec;
@@ -231,6 +266,7 @@ void mr_spec_free(mr_spec *s);
 /* Interns a string (or a copy of n doubles) for the spec's lifetime. */
 const char *mr_spec_strdup(mr_spec *s, const char *str);
 double *mr_spec_doubles(mr_spec *s, const double *v, int n);
+int *mr_spec_ints(mr_spec *s, const int *v, int n);
 
 /* Each adder appends a zero-initialised element with sensible defaults (identity quat,
  * unit rgba, MuJoCo's geom defaults: contype 1, conaffinity 1, condim 3, friction
@@ -254,6 +290,8 @@ int mr_spec_add_key(mr_spec *s, mr_source src);
  * its path objects are appended with mr_spec_add_wrap right after it. */
 int mr_spec_add_tendon(mr_spec *s, int spatial, mr_source src);
 int mr_spec_add_wrap(mr_spec *s, int tendon, int type, int obj, mr_source src);
+int mr_spec_add_sensor(mr_spec *s, mr_source src);
+int mr_spec_add_hfield(mr_spec *s, mr_source src);
 
 /* Lookups by name (linear; used while parsing): -1 if absent. */
 int mr_spec_find_body(const mr_spec *s, const char *name);
@@ -264,6 +302,10 @@ int mr_spec_find_material(const mr_spec *s, const char *name);
 int mr_spec_find_texture(const mr_spec *s, const char *name);
 int mr_spec_find_site(const mr_spec *s, const char *name);
 int mr_spec_find_tendon(const mr_spec *s, const char *name);
+int mr_spec_find_camera(const mr_spec *s, const char *name);
+int mr_spec_find_actuator(const mr_spec *s, const char *name);
+int mr_spec_find_hfield(const mr_spec *s, const char *name);
+int mr_spec_find_sensor(const mr_spec *s, const char *name);
 
 /* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". The
  * constants that need the dynamics (tendon_length0, a tendon_lengthspring left at -1,

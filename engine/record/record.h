@@ -4,9 +4,10 @@
  *
  * CSV (DESIGN.md sec. 5) has the header
  *   time,qpos_0..qpos_{nq-1},qvel_0..qvel_{nv-1},ncon,iters,residual,energy
- * then, for a model with actuator activations, act_0..act_{na-1}; numbers are printed with
- * %.17g, so that every double reads back exactly. It carries no controls (the columns are a
- * contract other tools parse); record to HDF5 for those.
+ * then, for a model with actuator activations, act_0..act_{na-1}, then one column per
+ * sensor number, sensor_NAME (scalars) or sensor_NAME_i (mr_sensor_column); numbers are
+ * printed with %.17g, so that every double reads back exactly. It carries no controls (the
+ * columns are a contract other tools parse); record to HDF5 for those.
  *
  * HDF5 (through libhdf5) holds one row per recorded state in chunked datasets that grow
  * with the run (H5S_UNLIMITED), so memory stays flat however long the run:
@@ -23,7 +24,13 @@
  *   /primal, /dual, /complementarity, /penetration, /loop_closure
  *                           the step's physical error measures (mr_metrics, L-infinity)
  *   /act (rows x na)        actuator activations (rows x 0 without)
- * and the root attributes model, solver, integrator, timestep, moreau_version, nq, nv, nu, na.
+ *   /sensordata (rows x nsensordata)  d->sensordata; its attributes name the columns
+ *                           (columns, as in the CSV header) and the sensors (names, types,
+ *                           adr, dim)
+ * and the root attributes model, solver, integrator, timestep, moreau_version, nq, nv, nu,
+ * na, nsensordata. A row's position and velocity sensors are those of its state
+ * (mr_sensors_state, called by the writer's caller); its acceleration and force sensors
+ * those of the step that ended at it (0 in row 0, which no step produced).
  * Row 0 is the initial state: it came from no step, so its step statistics are zero.
  *
  * Nothing is lost:

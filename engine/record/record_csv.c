@@ -17,7 +17,8 @@ struct mr_record_csv {
   size_t row_cap; /* room one row can take */
   long pending;   /* rows in block */
   double last_flush;
-  int nq, nv, na;
+  int nq, nv, na, nsensordata;
+  const mr_model *m; /* for the sensor column names of the header */
 };
 
 /* Longest "%.17g," of a double: sign, 17 digits, point, "e-308", comma. */
@@ -63,6 +64,14 @@ static int csv_write_header(mr_record_csv *r, char *err, int errlen) {
   for (int i = 0; i < r->nv; i++) csv_put_name(r, "qvel", i);
   csv_put_text(r, ",ncon,iters,residual,energy");
   for (int i = 0; i < r->na; i++) csv_put_name(r, "act", i);
+  for (int i = 0; i < r->m->nsensor; i++)
+    for (int k = 0; k < r->m->sensor_dim[i]; k++) {
+      char name[256];
+      mr_sensor_column(r->m, i, k, name, sizeof name);
+      csv_put_text(r, ",");
+      csv_put_text(r, name);
+      if (r->cap - r->len < r->row_cap && mr_record_csv_flush(r, err, errlen)) return -1;
+    }
   csv_put_text(r, "\n");
   return mr_record_csv_flush(r, err, errlen);
 }
@@ -76,7 +85,9 @@ mr_record_csv *mr_record_csv_open(const mr_model *m, const char *path, char *err
   r->nq = m->nq;
   r->nv = m->nv;
   r->na = m->na;
-  r->row_cap = (size_t)(m->nq + m->nv + m->na + 8) * CSV_NUMBER_CHARS;
+  r->nsensordata = m->nsensordata;
+  r->m = m;
+  r->row_cap = (size_t)(m->nq + m->nv + m->na + m->nsensordata + 8) * CSV_NUMBER_CHARS;
   /* a block of about 64 KiB, and at least one row and the header (names are shorter than
    * numbers) */
   r->cap = r->row_cap * 2 + 65536;
@@ -110,8 +121,11 @@ int mr_record_csv_write(mr_record_csv *r, const mr_data *d, double energy, char 
   int n = snprintf(r->block + r->len, r->cap - r->len, "%d,%d,", d->ncon, d->solver_iters);
   if (n > 0) r->len += (size_t)n;
   csv_put_number(r, d->solver_residual, ',');
-  csv_put_number(r, energy, r->na ? ',' : '\n');
-  for (int i = 0; i < r->na; i++) csv_put_number(r, d->act[i], i + 1 < r->na ? ',' : '\n');
+  csv_put_number(r, energy, r->na + r->nsensordata ? ',' : '\n');
+  for (int i = 0; i < r->na; i++)
+    csv_put_number(r, d->act[i], i + 1 < r->na + r->nsensordata ? ',' : '\n');
+  for (int i = 0; i < r->nsensordata; i++)
+    csv_put_number(r, d->sensordata[i], i + 1 < r->nsensordata ? ',' : '\n');
   r->pending++;
   if (csv_flush_due(r)) return mr_record_csv_flush(r, err, errlen);
   return 0;

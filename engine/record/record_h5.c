@@ -14,7 +14,7 @@
 enum {
   H5_TIME, H5_QPOS, H5_QVEL, H5_CTRL, H5_NCON, H5_ITERS, H5_RESIDUAL, H5_ENERGY,
   H5_SOLVER_STATUS, H5_NEFC, H5_PRIMAL, H5_DUAL, H5_COMPLEMENTARITY, H5_PENETRATION,
-  H5_LOOP_CLOSURE, H5_ACT, H5_NCOLUMNS
+  H5_LOOP_CLOSURE, H5_ACT, H5_SENSORDATA, H5_NCOLUMNS
 };
 
 typedef struct h5_column {
@@ -71,6 +71,7 @@ static void h5_define_columns(mr_record_h5 *r, const mr_model *m) {
   h5_set_column(&c[H5_PENETRATION], "penetration", 1, 1, 0);
   h5_set_column(&c[H5_LOOP_CLOSURE], "loop_closure", 1, 1, 0);
   h5_set_column(&c[H5_ACT], "act", 2, m->na, 0);
+  h5_set_column(&c[H5_SENSORDATA], "sensordata", 2, m->nsensordata, 0);
 }
 
 static void h5_free(mr_record_h5 *r) {
@@ -141,20 +142,83 @@ static int h5_attr_number(hid_t file, const char *name, hid_t file_type, hid_t m
   return rc;
 }
 
+/* A 1-D attribute of fixed-length strings on obj (written as one block). */
+static int h5_attr_strings(hid_t obj, const char *name, char *const *values, int n) {
+  size_t width = 1;
+  for (int i = 0; i < n; i++) width = strlen(values[i]) + 1 > width ? strlen(values[i]) + 1 : width;
+  char *block = calloc((size_t)(n > 0 ? n : 1), width);
+  hid_t type = H5Tcopy(H5T_C_S1);
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  int rc = -1;
+  if (block && type >= 0 && space >= 0 && H5Tset_size(type, width) >= 0 &&
+      H5Tset_strpad(type, H5T_STR_NULLTERM) >= 0) {
+    for (int i = 0; i < n; i++) memcpy(block + (size_t)i * width, values[i], strlen(values[i]) + 1);
+    hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0) {
+      rc = H5Awrite(attr, type, block) < 0 ? -1 : 0;
+      H5Aclose(attr);
+    }
+  }
+  if (space >= 0) H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
+  free(block);
+  return rc;
+}
+
+static int h5_attr_ints(hid_t obj, const char *name, const int *values, int n) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  if (space < 0) return -1;
+  hid_t attr = H5Acreate2(obj, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = attr >= 0 && (n == 0 || H5Awrite(attr, H5T_NATIVE_INT, values) >= 0) ? 0 : -1;
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  return rc;
+}
+
+/* /sensordata carries what its columns are: every column's name (as in the CSV header) and
+ * each sensor's name, type, first column and width. */
+static int h5_sensor_attributes(hid_t dset, const mr_model *m) {
+  int n = m->nsensor, ncol = m->nsensordata;
+  char **text = calloc((size_t)(n + ncol + 1), sizeof *text);
+  char *names = calloc((size_t)(ncol + 1), 256);
+  if (!text || !names) {
+    free(text);
+    free(names);
+    return -1;
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->sensor_dim[i]; k++)
+      mr_sensor_column(m, i, k, names + 256 * (size_t)(m->sensor_adr[i] + k), 256);
+  for (int j = 0; j < ncol; j++) text[j] = names + 256 * (size_t)j;
+  int rc = h5_attr_strings(dset, "columns", text, ncol);
+  for (int i = 0; i < n; i++) text[i] = (char *)mr_id2name(m, MR_OBJ_SENSOR, i);
+  rc |= h5_attr_strings(dset, "names", text, n);
+  for (int i = 0; i < n; i++) text[i] = (char *)mr_sensor_type_name(m->sensor_type[i]);
+  rc |= h5_attr_strings(dset, "types", text, n);
+  rc |= h5_attr_ints(dset, "adr", m->sensor_adr, n);
+  rc |= h5_attr_ints(dset, "dim", m->sensor_dim, n);
+  free(text);
+  free(names);
+  return rc;
+}
+
 static int h5_write_attributes(mr_record_h5 *r, const mr_model *m, const mr_data *d) {
   const char *model = m->model_name && m->model_name[0] ? m->model_name
                       : m->source_path                  ? m->source_path
                                                         : "";
-  int sizes[4] = {m->nq, m->nv, m->nu, m->na};
-  const char *size_names[4] = {"nq", "nv", "nu", "na"};
+  int sizes[5] = {m->nq, m->nv, m->nu, m->na, m->nsensordata};
+  const char *size_names[5] = {"nq", "nv", "nu", "na", "nsensordata"};
   int rc = h5_attr_string(r->file, "model", model);
   rc |= h5_attr_string(r->file, "model_file", m->source_path ? m->source_path : "");
   rc |= h5_attr_string(r->file, "solver", mr_record_solver_name(d->opt.solver));
   rc |= h5_attr_string(r->file, "integrator", mr_record_integrator_name(d->opt.integrator));
   rc |= h5_attr_number(r->file, "timestep", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d->opt.timestep);
   rc |= h5_attr_string(r->file, "moreau_version", MR_VERSION_STRING);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     rc |= h5_attr_number(r->file, size_names[i], H5T_STD_I32LE, H5T_NATIVE_INT, &sizes[i]);
+  rc |= h5_sensor_attributes(r->col[H5_SENSORDATA].dset, m);
   return rc;
 }
 
@@ -260,6 +324,7 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   c[H5_PENETRATION].buf[k] = x->penetration;
   c[H5_LOOP_CLOSURE].buf[k] = x->loop_closure;
   h5_put(&c[H5_ACT], k, d->act);
+  h5_put(&c[H5_SENSORDATA], k, d->sensordata);
   r->pending++;
   if (r->pending >= MR_RECORD_FLUSH_ROWS ||
       mr_record_clock() - r->last_flush >= MR_RECORD_FLUSH_SECONDS)
