@@ -59,12 +59,12 @@ static int mr_mesh_frame(mr_compiler *c, int k) {
   return 0;
 }
 
-static int mr_mesh_compile_one(mr_compiler *c, int k) {
+static int mr_mesh_compile_one(mr_compiler *c, int k, mr_mesh_budget *budget) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   const char *label = sm->name ? sm->name : sm->path;
   char msg[1024];
-  if (mr_mesh_load(sm->path, sm->scale, &cm->data, msg, sizeof msg))
+  if (mr_mesh_load_budget(sm->path, sm->scale, budget, &cm->data, msg, sizeof msg))
     return mr_errorf(c->err, c->errlen, sm->src, "%s", msg);
   if (cm->data.nface == 0)
     return mr_errorf(c->err, c->errlen, sm->src, "mesh '%s' (%s) has no triangles", label,
@@ -83,11 +83,15 @@ int mr_compile_meshes(mr_compiler *c) {
   if (c->s->nmeshes == 0) return 0;
   c->meshes = calloc((size_t)c->s->nmeshes, sizeof *c->meshes);
   if (!c->meshes) {
-    mr_source src = {c->s->file, 0};
+    mr_source src = {c->s->file, 1};
     return mr_errorf(c->err, c->errlen, src, "out of memory loading meshes");
   }
+  /* one budget for all of the model's mesh files: a thousand assets naming one large file
+   * cost what a thousand files would */
+  mr_mesh_budget budget;
+  mr_mesh_budget_init(&budget);
   for (int k = 0; k < c->s->nmeshes; k++)
-    if (mr_mesh_compile_one(c, k)) return -1;
+    if (mr_mesh_compile_one(c, k, &budget)) return -1;
   return 0;
 }
 

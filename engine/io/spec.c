@@ -94,6 +94,7 @@ void mr_spec_free(mr_spec *s) {
   free(s->pairs);
   free(s->excludes);
   free(s->keys);
+  mr_spec_names_free(s);
   free(s);
 }
 
@@ -301,19 +302,3 @@ int mr_spec_add_key(mr_spec *s, mr_source src) {
   s->keys[i].src = src;
   return i;
 }
-
-/* Linear name search over any element array whose struct has a `name` member. */
-#define MR_SPEC_FIND(arr, name_)                                         \
-  do {                                                                   \
-    if (!(name_)) return -1;                                             \
-    for (int i_ = 0; i_ < s->n##arr; i_++)                               \
-      if (s->arr[i_].name && strcmp(s->arr[i_].name, (name_)) == 0) return i_; \
-    return -1;                                                           \
-  } while (0)
-
-int mr_spec_find_body(const mr_spec *s, const char *name) { MR_SPEC_FIND(bodies, name); }
-int mr_spec_find_joint(const mr_spec *s, const char *name) { MR_SPEC_FIND(joints, name); }
-int mr_spec_find_geom(const mr_spec *s, const char *name) { MR_SPEC_FIND(geoms, name); }
-int mr_spec_find_mesh(const mr_spec *s, const char *name) { MR_SPEC_FIND(meshes, name); }
-int mr_spec_find_material(const mr_spec *s, const char *name) { MR_SPEC_FIND(materials, name); }
-int mr_spec_find_texture(const mr_spec *s, const char *name) { MR_SPEC_FIND(textures, name); }

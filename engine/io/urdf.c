@@ -46,7 +46,7 @@ const xmlNode *mr_urdf_child(const xmlNode *node, const char *name) {
 }
 
 static int mr_urdf_oom(mr_urdf *u) {
-  mr_source src = {u->file, 0};
+  mr_source src = {u->file, 1};
   return mr_errorf(u->err, u->errlen, src, "out of memory");
 }
 
@@ -483,6 +483,7 @@ static int mr_urdf_check_masses(mr_urdf *u, int first_body) {
 
 /* <mimic joint multiplier offset>: q_this = offset + multiplier * q_other. */
 static int mr_urdf_mimics(mr_urdf *u) {
+  if (mr_urdf_check_mimic_cycles(u) < 0) return -1;
   for (int i = 0; i < u->njoint; i++) {
     const mr_urdf_joint *j = &u->joints[i];
     const xmlNode *m = mr_urdf_child(j->node, "mimic");

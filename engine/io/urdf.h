@@ -90,6 +90,9 @@ void mr_urdf_body_inertial(mr_urdf *u, int head, int body); /* combines merged l
 int mr_urdf_materials(mr_urdf *u);                 /* robot-level <material> */
 int mr_urdf_link_geoms(mr_urdf *u, int link, int body);
 
+/* urdf_mimic.c: -1 (err set) if mimic joints mimic each other around a loop. */
+int mr_urdf_check_mimic_cycles(mr_urdf *u);
+
 /* srdf.c: applies <disable_collisions> of the robot's SRDF, if any. */
 int mr_srdf_apply(mr_urdf *u);
 
