@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/core/error.h"
+#include "engine/core/file_read.h"
 #include "json.h"
 
 typedef enum field_type { FIELD_TEXT, FIELD_LONG, FIELD_DOUBLE } field_type;
@@ -71,6 +73,8 @@ static void csv_field(FILE *f, const char *s, int first) {
   fputc('"', f);
 }
 
+static int result_has_values(const mr_batch_result *r) { return r->ran || r->resumed; }
+
 static void field_text(const result_field *fd, const mr_batch_result *r, char *buf, size_t n) {
   const char *base = (const char *)r + fd->offset;
   if (fd->type == FIELD_TEXT) snprintf(buf, n, "%s", base);
@@ -93,8 +97,9 @@ static void csv_write(FILE *f, const mr_batch_table *t, const mr_batch_result *r
     csv_field(f, mr_job_status_name(r[j].status), 0);
     csv_field(f, r[j].message, 0);
     for (int k = 0; k < FIELD_COUNT; k++) {
-      char buf[64];
-      field_text(&result_fields[k], &r[j], buf, sizeof buf);
+      char buf[64] = "";
+      /* a job that never ran has no numbers: empty, not a row of zeros */
+      if (result_has_values(&r[j])) field_text(&result_fields[k], &r[j], buf, sizeof buf);
       csv_field(f, buf, 0);
     }
     fputc('\n', f);
@@ -117,7 +122,8 @@ static void json_row(mr_json *js, const mr_batch_table *t, int j, const mr_batch
   for (int k = 0; k < FIELD_COUNT; k++) {
     const result_field *fd = &result_fields[k];
     const char *base = (const char *)r + fd->offset;
-    if (fd->type == FIELD_TEXT) mr_json_string(js, fd->name, base[0] ? base : NULL);
+    if (!result_has_values(r)) mr_json_null(js, fd->name);
+    else if (fd->type == FIELD_TEXT) mr_json_string(js, fd->name, base[0] ? base : NULL);
     else if (fd->type == FIELD_LONG) mr_json_int(js, fd->name, *(const long *)(const void *)base);
     else mr_json_double(js, fd->name, *(const double *)(const void *)base);
   }
@@ -211,6 +217,7 @@ static void row_to_result(const summary_header *h, char **row, mr_batch_result *
   memset(r, 0, sizeof *r);
   r->status = MR_JOB_OK;
   r->resumed = 1;
+  r->ran = 1;
   for (int k = 0; k < FIELD_COUNT; k++) {
     const result_field *fd = &result_fields[k];
     int i = header_find(h, fd->name, h->status, h->n);
@@ -236,29 +243,26 @@ static int resume_row(const summary_header *h, char *line, const mr_batch_table 
 
 int mr_batch_summary_resume(const char *dir, const mr_batch_table *t, mr_batch_result *r,
                             char *err, int errlen) {
-  char path[4096];
+  char path[4096], why[256];
   snprintf(path, sizeof path, "%s/summary.csv", dir);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (errno == ENOENT) return 0;
-    return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot read: %s", strerror(errno));
-  }
-  char *header_line = NULL, *line = NULL;
-  size_t header_size = 0, size = 0;
+  struct stat st;
+  if (stat(path, &st) != 0 && errno == ENOENT) return 0;
+  mr_line_reader in;
+  if (mr_line_reader_open(&in, path, 0, why, (int)sizeof why))
+    return mr_errorf(err, errlen, (mr_source){path, 1}, "cannot read: %s", why);
   summary_header h;
-  int taken = 0;
-  ssize_t n = getline(&header_line, &header_size, f);
-  if (n > 0 && header_line[n - 1] == '\n') header_line[n - 1] = 0;
-  if (n < 0 || header_read(&h, header_line)) {
+  int taken = 0, got = mr_line_read(&in, why, (int)sizeof why);
+  /* the header's names must outlive the lines read after it */
+  char *header_line = got == 1 ? strdup(in.line) : NULL;
+  if (got < 0) {
+    taken = mr_errorf(err, errlen, (mr_source){path, (int)in.lineno}, "%s", why);
+  } else if (got == 0 || !header_line || header_read(&h, header_line)) {
     taken = mr_errorf(err, errlen, (mr_source){path, 1}, "not a batch summary (delete it to start afresh)");
   } else {
-    while ((n = getline(&line, &size, f)) >= 0) {
-      if (n > 0 && line[n - 1] == '\n') line[n - 1] = 0;
-      taken += resume_row(&h, line, t, r);
-    }
+    while ((got = mr_line_read(&in, why, (int)sizeof why)) == 1) taken += resume_row(&h, in.line, t, r);
+    if (got < 0) taken = mr_errorf(err, errlen, (mr_source){path, (int)in.lineno}, "%s", why);
   }
-  free(line);
+  mr_line_reader_close(&in);
   free(header_line);
-  fclose(f);
   return taken;
 }

@@ -24,6 +24,8 @@ typedef enum mr_job_status {
 typedef struct mr_batch_result {
   int status;  /* mr_job_status */
   int resumed; /* carried over from an earlier summary by --resume, not run again */
+  int ran;     /* stepping began: the numbers below describe a run (else they are left
+                  empty in the summary, not written as zeros) */
   char message[512];
   char solver[32];
   char integrator[16];

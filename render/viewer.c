@@ -220,7 +220,7 @@ int mr_viewer_step(mr_viewer *v) {
   if (v->recorder) {
     char err[MR_VIEWER_MESSAGE];
     if (mr_recorder_write(v->recorder, v->d, viewer_energy(v->m, v->d), err, (int)sizeof err)) {
-      mr_recorder_abort(v->recorder);
+      mr_recorder_keep(v->recorder); /* its rows stay in FILE.part */
       v->recorder = NULL;
       mr_viewer_message(v, 1, "recording stopped: %s", err);
     }
