@@ -548,7 +548,8 @@ static int job_arg_value(mr_batch_table *t, int j, const column_spec *spec, cons
 
 static int job_build(mr_batch_table *t, const raw_table *raw, int j, int line, const char *dir,
                      const char *out_dir, int quiet, char *err, int errlen) {
-  mr_source src = {t->path, line};
+  /* a sweep's job comes from every key: errors about it as a whole name the last one */
+  mr_source src = {t->path, line ? line : raw->column_line[raw->ncolumns - 1]};
   job_args a;
   memset(&a, 0, sizeof a);
   for (int c = 0; c < t->ncolumns; c++) {
@@ -568,7 +569,7 @@ static int job_build(mr_batch_table *t, const raw_table *raw, int j, int line, c
     return mr_errorf(err, errlen, src, "job %d: %s", j + 1, msg);
   if (!job->opt.model_path) return mr_errorf(err, errlen, src, "job %d has no model", j + 1);
   job->opt.quiet = quiet;
-  job->line = line;
+  job->line = src.line;
   return 0;
 }
 

@@ -69,9 +69,11 @@ void mr_cli_error(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  /* One line, whatever the message carries. */
-  for (char *c = line; *c; c++)
+  /* One line, whatever the message carries; no terminal escapes from a hostile file. */
+  for (char *c = line; *c; c++) {
     if (*c == '\n' || *c == '\r') *c = ' ';
+    else if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f) *c = '?';
+  }
   fflush(stdout);
   fprintf(stderr, "moreau: %s\n", line);
 }

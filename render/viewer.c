@@ -212,8 +212,10 @@ int mr_viewer_step(mr_viewer *v) {
   if (mr_step(v->m, v->d)) {
     v->diverged = 1;
     v->paused = 1;
-    mr_viewer_message(v, 1, "the simulation diverged at t = %.4g s (step %ld): press backspace to reset",
-                      v->d->time, v->d->nstep);
+    /* offscreen, the command reports it as its one error line (cmd_view.c) */
+    if (v->config.visible)
+      mr_viewer_message(v, 1, "the simulation diverged at t = %.4g s (step %ld): press backspace to reset",
+                        v->d->time, v->d->nstep);
     return -1;
   }
   mr_plot_history_push(v->plots, v->d);

@@ -14,6 +14,7 @@ packages=(
   libglfw3-dev python3-glad libstb-dev libgl-dev  # viewer
   xvfb libgl1-mesa-dri   # viewer tests without a display
   libmujoco-dev libmujoco-samples  # reference oracle for tests and benchmarks only
+  clang libclang-rt-dev  # libFuzzer harnesses (scripts/fuzz.sh)
 )
 
 sudo_cmd=()

@@ -20,9 +20,14 @@ int mr_errorf(char *err, int errlen, mr_source src, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err + n, (size_t)(errlen - n), fmt, ap);
   va_end(ap);
-  /* The contract is one line: fold any newline a message carries (libxml2 adds them). */
-  for (char *c = err; *c; c++)
+  /* The contract is one line: fold any newline a message carries (libxml2 adds them), and
+   * show any other control character a hostile file put in a name (a terminal escape) as
+   * '?'. */
+  for (char *c = err; *c; c++) {
     if (*c == '\n' || *c == '\r') *c = ' ';
+    else if ((unsigned char)*c < 0x20 && *c != '\t') *c = '?';
+    else if (*c == 0x7f) *c = '?';
+  }
   return -1;
 }
 

@@ -297,7 +297,7 @@ static int h5_append(mr_record_h5 *r, h5_column *c) {
  * file exactly as the last flush made it, readable to its last row. 0, or -1 with the
  * reason in why. */
 static int h5_room(const mr_record_h5 *r, h5_reason *why) {
-  double need = 256 * 1024;
+  double need = 64 * 1024;
   for (int i = 0; i < H5_NCOLUMNS; i++) {
     const h5_column *c = &r->col[i];
     double row = (double)(c->width > 0 ? c->width : 1) * (c->is_int ? 4 : 8);
