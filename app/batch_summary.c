@@ -14,6 +14,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file_read.h"
+#include "engine/record/checked_write.h"
 #include "json.h"
 
 typedef enum field_type { FIELD_TEXT, FIELD_LONG, FIELD_DOUBLE } field_type;
@@ -147,23 +148,24 @@ static void json_write(FILE *f, const mr_batch_table *t, const mr_batch_result *
 
 /* ------------------------------------------------------------------ atomic files */
 
+/* The file is composed in memory, then written beside its name with every write checked,
+ * synced and renamed into place (engine/record/checked_write.c). */
 static int write_atomic(const char *dir, const char *name, const mr_batch_table *t,
                         const mr_batch_result *r, void (*body)(FILE *, const mr_batch_table *, const mr_batch_result *),
                         char *err, int errlen) {
-  char path[4096], part[4200];
+  char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(part, sizeof part, "%s.part", path);
-  FILE *f = fopen(part, "w");
-  if (!f) return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: %s", strerror(errno));
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  if (!f) return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: out of memory");
   body(f, t, r);
-  int failed = ferror(f);
-  failed |= fclose(f) != 0;
-  if (failed || rename(part, path) != 0) {
-    int e = errno;
-    remove(part);
-    return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: %s", strerror(e));
-  }
-  return 0;
+  int failed = ferror(f) != 0;
+  if (fclose(f) != 0) failed = 1;
+  int rc = failed ? mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: out of memory")
+                  : mr_write_file_atomic(path, text, size, err, errlen);
+  free(text);
+  return rc;
 }
 
 int mr_batch_summary_write(const char *dir, const mr_batch_table *t, const mr_batch_result *r,

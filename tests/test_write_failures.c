@@ -227,6 +227,21 @@ static void check_tmpfs(void) {
   }
 }
 
+/* A recording that cannot be created says why, for HDF5 as for CSV (the library's error
+ * stack holds the system's reason). */
+static void check_create_reason(void) {
+  const char *ext[2] = {"h5", "csv"};
+  for (int i = 0; i < 2; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "cannot create .%s", ext[i]);
+    sh_result r = sh("'%s' run '%s' --steps 3 --record '%s/no_such_dir/x.%s' >/dev/null", MOREAU_BIN,
+                     PENDULUM, dir, ext[i]);
+    MR_CHECK_MSG(r.status == 2, "%s: exit status %d", what, r.status);
+    check_one_line(what, &r, "x.", "No such file or directory");
+    free(r.err);
+  }
+}
+
 /* ------------------------------------------------------------------ leftovers, summaries */
 
 static void check_leftover_part(void) {
@@ -273,6 +288,7 @@ int main(void) {
   check_file_limit("h5", 3000, 20000);
   check_contacts_limit();
   check_tmpfs();
+  check_create_reason();
   check_leftover_part();
   check_summary_failure();
   char cmd[600];

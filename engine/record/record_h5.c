@@ -38,9 +38,16 @@ typedef struct h5_column {
   int *ibuf;
 } h5_column;
 
+/* Why libhdf5 failed: the innermost message of its error stack. */
+typedef struct h5_reason {
+  char text[200];
+  int from_system; /* text is the system's message (errno's) */
+} h5_reason;
+
 struct mr_record_h5 {
   mr_part_file names;
   const mr_model *m; /* for the control ranges */
+  h5_reason why;     /* the first failure of the current operation */
   hid_t file;
   h5_column col[H5_NCOLUMNS];
   long rows_on_disk;
@@ -184,12 +191,9 @@ static int h5_mark_complete(mr_record_h5 *r) {
 }
 
 /* The innermost message of libhdf5's error stack, where the cause is (the system's reason
- * for a failed write: "No space left on device"). Read before any other call clears it. */
-typedef struct h5_reason {
-  char text[200];
-  int from_system; /* text is the system's message (errno's) */
-} h5_reason;
-
+ * for a failed write: "No space left on device"). The stack is read the moment a call
+ * fails, by an automatic error handler installed around each operation: the clean-up calls
+ * that follow a failure would clear it. */
 /* Walked from the innermost entry out: the first description wins, unless a later one
  * quotes the system's message ("..., errno = 28, error message = 'No space left on
  * device'"), which says most. */
@@ -209,13 +213,22 @@ static herr_t h5_reason_walk(unsigned n, const H5E_error2_t *e, void *data) {
   return 0;
 }
 
-static const char *h5_error_reason(h5_reason *r) {
-  r->text[0] = 0;
-  r->from_system = 0;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_reason_walk, r);
-  if (!r->text[0]) snprintf(r->text, sizeof r->text, "HDF5 error");
-  return r->text;
+static herr_t h5_reason_auto(hid_t stack, void *data) {
+  h5_reason *r = data;
+  if (!r->text[0]) H5Ewalk2(stack, H5E_WALK_UPWARD, h5_reason_walk, r);
+  return 0;
 }
+
+/* From now until h5_uncatch, the first failure's reason lands in r->why. */
+static void h5_catch(mr_record_h5 *r) {
+  r->why.text[0] = 0;
+  r->why.from_system = 0;
+  H5Eset_auto2(H5E_DEFAULT, h5_reason_auto, &r->why);
+}
+
+static void h5_uncatch(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static const char *h5_why(const mr_record_h5 *r) { return r->why.text[0] ? r->why.text : "HDF5 error"; }
 
 static int h5_create(mr_record_h5 *r, const mr_model *m, const mr_data *d) {
   /* The earliest format (the default): no "open for writing" mark a killed writer would
@@ -257,11 +270,13 @@ mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char 
     mr_record_h5_abort(r);
     return NULL;
   }
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
-  if (h5_create(r, m, d)) {
-    h5_reason why;
+  /* errors come back as one line with their reason, never as a stack dump */
+  h5_catch(r);
+  int created = h5_create(r, m, d);
+  h5_uncatch();
+  if (created) {
     snprintf(err, (size_t)errlen, "%s: cannot create the HDF5 file %s: %s", path,
-             r->names.part_path, h5_error_reason(&why));
+             r->names.part_path, h5_why(r));
     mr_record_h5_abort(r);
     return NULL;
   }
@@ -328,12 +343,13 @@ int mr_record_h5_flush(mr_record_h5 *r, char *err, int errlen) {
     return -1;
   }
   int rc = 0;
+  h5_catch(r);
   for (int i = 0; i < H5_NCOLUMNS && rc == 0; i++) rc = h5_append(r, &r->col[i]);
   if (rc == 0 && H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0) rc = -1;
+  h5_uncatch();
   if (rc) {
-    h5_reason why;
     snprintf(err, (size_t)errlen, "%s: write error: %s (the %ld rows before it are kept there)",
-             r->names.part_path, h5_error_reason(&why), r->rows_on_disk);
+             r->names.part_path, h5_why(r), r->rows_on_disk);
     return -1;
   }
   r->rows_on_disk += r->pending;
@@ -382,37 +398,32 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   return 0;
 }
 
-/* Closes every dataset and the file; 0, or -1 with the first failure's reason in why. */
-static int h5_close_all(mr_record_h5 *r, h5_reason *why) {
+/* Closes every dataset and the file; 0, or -1 (the reason in r->why, when caught). */
+static int h5_close_all(mr_record_h5 *r) {
   int rc = 0;
   for (int i = 0; i < H5_NCOLUMNS; i++) {
-    if (r->col[i].dset >= 0 && H5Dclose(r->col[i].dset) < 0 && rc == 0) {
-      h5_error_reason(why);
-      rc = -1;
-    }
+    if (r->col[i].dset >= 0 && H5Dclose(r->col[i].dset) < 0) rc = -1;
     r->col[i].dset = H5I_INVALID_HID;
   }
-  if (r->file >= 0 && H5Fclose(r->file) < 0 && rc == 0) {
-    h5_error_reason(why);
-    rc = -1;
-  }
+  if (r->file >= 0 && H5Fclose(r->file) < 0) rc = -1;
   r->file = H5I_INVALID_HID;
   return rc;
 }
 
 int mr_record_h5_finish(mr_record_h5 *r, char *err, int errlen) {
   int rc = mr_record_h5_flush(r, err, errlen);
-  h5_reason why;
+  h5_catch(r);
   if (rc == 0 && h5_mark_complete(r) < 0) {
     snprintf(err, (size_t)errlen, "%s: write error: %s (the rows are kept there)",
-             r->names.part_path, h5_error_reason(&why));
+             r->names.part_path, h5_why(r));
     rc = -1;
   }
-  if (h5_close_all(r, &why) < 0 && rc == 0) {
+  if (h5_close_all(r) < 0 && rc == 0) {
     snprintf(err, (size_t)errlen, "%s: write error on close: %s (the rows are kept there)",
-             r->names.part_path, why.text);
+             r->names.part_path, h5_why(r));
     rc = -1;
   }
+  h5_uncatch();
   if (rc) mr_part_file_keep(&r->names);
   else rc = mr_part_file_commit(&r->names, err, errlen);
   h5_free(r);
@@ -421,8 +432,7 @@ int mr_record_h5_finish(mr_record_h5 *r, char *err, int errlen) {
 
 void mr_record_h5_keep(mr_record_h5 *r) {
   if (!r) return;
-  h5_reason why;
-  h5_close_all(r, &why);
+  h5_close_all(r);
   mr_part_file_keep(&r->names);
   h5_free(r);
 }
