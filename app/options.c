@@ -332,9 +332,9 @@ long mr_cli_apply(const mr_cli_options *o, const mr_model *m, mr_data *d, char *
   if (o->restitution >= 0) d->opt.restitution = o->restitution;
   if (o->max_iter > 0) d->opt.max_iter = o->max_iter;
   d->opt.disable |= o->disable;
-  if (!(d->opt.timestep > 0) || !isfinite(d->opt.timestep)) {
-    snprintf(err, (size_t)errlen, "%s: timestep %g is not a positive number", o->model_path,
-             d->opt.timestep);
+  if (!(d->opt.timestep >= MR_MIN_TIMESTEP) || !isfinite(d->opt.timestep)) {
+    snprintf(err, (size_t)errlen, "%s: timestep %g is below the smallest step, %g s", o->model_path,
+             d->opt.timestep, MR_MIN_TIMESTEP);
     return -1;
   }
   if (o->steps >= 0) return o->steps;

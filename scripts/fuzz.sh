@@ -23,7 +23,11 @@ while [ $# -gt 0 ]; do
 done
 
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMOREAU_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$(nproc)" >/dev/null
+if ! cmake --build build-fuzz -j"$(nproc)" >build-fuzz/build.log 2>&1; then
+  tail -40 build-fuzz/build.log
+  echo "fuzz: the harnesses do not build (build-fuzz/build.log)" >&2
+  exit 1
+fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

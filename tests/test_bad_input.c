@@ -237,8 +237,8 @@ static void check_entities(void) {
 
 /* Bad --dt values on an otherwise good run. */
 static void check_bad_options(void) {
-  const char *bad_dt[] = {"-1", "abc", "0", "nan"};
-  for (int i = 0; i < 4; i++) {
+  const char *bad_dt[] = {"-1", "abc", "0", "nan", "1e-320"};
+  for (int i = 0; i < 5; i++) {
     const char *args[] = {"run", MOREAU_SOURCE_DIR "/models/pendulum.xml", "--steps", "1",
                           "--dt", bad_dt[i], NULL};
     char what[64];
