@@ -158,6 +158,14 @@ static void make_scratch_files(void) {
   fputs("\n</mujoco>\n", f);
   fclose(f);
 
+  /* 999,000 bare geoms, just under the node budget: the most memory a file can ask of the
+   * parser and the spec (each geom's size is then an error) */
+  f = create("many_geoms.xml");
+  fputs("<mujoco><worldbody>\n", f);
+  for (long i = 0; i < 999000; i++) fputs("<geom/>", f);
+  fputs("\n</worldbody></mujoco>\n", f);
+  fclose(f);
+
   /* a 6 MB attribute of three million numbers where three belong */
   f = create("huge_attribute.xml");
   fputs("<mujoco>\n  <worldbody>\n    <geom size=\"", f);
@@ -223,7 +231,7 @@ static void make_scratch_files(void) {
 
 static void remove_scratch(void) {
   static const char *names[] = {
-      "over_64mib.xml", "many_nodes.xml", "huge_attribute.xml", "huge_keyword.xml",
+      "over_64mib.xml", "many_nodes.xml", "many_geoms.xml", "huge_attribute.xml", "huge_keyword.xml",
       "chain_6000.urdf", "free_bodies.xml", "mimic_chain.urdf", "fifo.xml", "fifo_included.xml",
       "fifo.stl", "fifo.csv", "fifo_jobs.toml", "include_fifo.xml", "mesh_fifo.xml",
       "endless_line.csv", "binary_ctrl.csv", "empty_jobs.toml", "unterminated.toml",
@@ -314,6 +322,7 @@ static void check_scratch(void) {
   const hostile cases[] = {
       {"over 64 MiB", {"info", scratch("over_64mib.xml"), NULL}, "over_64mib.xml", NULL, 1, 0},
       {"2.1M elements", {"info", scratch("many_nodes.xml"), NULL}, "many_nodes.xml", NULL, 1, 0},
+      {"999k geoms", {"info", scratch("many_geoms.xml"), NULL}, "many_geoms.xml", NULL, 2, 0},
       {"3M numbers in one attribute", {"info", scratch("huge_attribute.xml"), NULL}, "huge_attribute.xml", NULL, 3, 0},
       {"20 MB keyword", {"info", scratch("huge_keyword.xml"), NULL}, "huge_keyword.xml", NULL, 0, 0},
       {"6000-link chain", {"info", scratch("chain_6000.urdf"), NULL}, "chain_6000.urdf", NULL, 0, 0},

@@ -14,7 +14,7 @@
 #define MR_XML_MAX_BYTES (64L * 1024 * 1024)
 /* Elements and attributes of one model, all of its files together: the document's memory
  * (a few hundred bytes a node) stays well under a gigabyte whatever the file holds. */
-#define MR_XML_MAX_NODES 2000000L
+#define MR_XML_MAX_NODES 1000000L
 
 /* What the files of one model may still add up to (an MJCF file and all its includes). */
 typedef struct mr_xml_budget {
