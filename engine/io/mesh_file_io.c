@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/core/file_read.h"
 
@@ -42,6 +43,43 @@ static enum aiReturn mesh_file_seek(struct aiFile *f, size_t offset, enum aiOrig
   return aiReturn_SUCCESS;
 }
 
+/* The line of offset in text. */
+static int mesh_line_of(const char *text, size_t offset) {
+  int line = 1;
+  for (size_t i = 0; i < offset; i++) line += text[i] == '\n';
+  return line;
+}
+
+/* COLLADA index lists (<p>, <h>, <vcount>, <v>) hold whole numbers only. assimp 5.2 reads a
+ * <p> with a loop that never advances past a character that is not a digit, appending to
+ * its index array until memory runs out (12 GB and minutes for "<p>0 RK4 ...</p>", found
+ * by the fuzzer): such a file is refused before assimp sees it. 0, or -1 with why. */
+static int mesh_check_collada(const char *path, const char *text, size_t size, char *why, size_t n) {
+  static const char *const tags[] = {"<p>", "<h>", "<vcount>", "<v>", "<p ", "<h ", "<vcount ", "<v ", NULL};
+  for (int t = 0; tags[t]; t++) {
+    size_t k = strlen(tags[t]);
+    for (const char *p = text; (p = strstr(p, tags[t])) != NULL; p += k) {
+      const char *c = strchr(p + k - 1, '>');
+      if (!c || c[-1] == '/') continue;
+      for (c++; *c && *c != '<'; c++) {
+        if ((*c >= '0' && *c <= '9') || *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r' ||
+            *c == '-' || *c == '+')
+          continue;
+        snprintf(why, n, "'%.200s' line %d: COLLADA index list %.*s> holds '%c', not a number", path,
+                 mesh_line_of(text, (size_t)(c - text)), (int)k - 1, tags[t], *c);
+        return -1;
+      }
+    }
+  }
+  (void)size;
+  return 0;
+}
+
+static int mesh_is_collada(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcasecmp(path + n - 4, ".dae") == 0;
+}
+
 static struct aiFile *mesh_file_open(struct aiFileIO *io, const char *path, const char *mode) {
   mr_mesh_file_io *f = (mr_mesh_file_io *)io;
   if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
@@ -50,6 +88,10 @@ static struct aiFile *mesh_file_open(struct aiFileIO *io, const char *path, cons
   long limit = f->bytes_left > 0 ? f->bytes_left : 0;
   if (mr_file_read_all(path, limit, &data, &size, why, (int)sizeof why)) {
     if (!f->why[0]) snprintf(f->why, sizeof f->why, "'%.200s' %s", path, why);
+    return NULL;
+  }
+  if (mesh_is_collada(path) && mesh_check_collada(path, data, size, f->why, sizeof f->why)) {
+    free(data);
     return NULL;
   }
   mesh_file *m = calloc(1, sizeof *m);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mesh_file_io.h"
 
@@ -178,8 +179,21 @@ void mr_mesh_budget_init(mr_mesh_budget *b) {
   b->face = 2 * MR_MESH_MAX_FACE;
 }
 
+/* STL, OBJ and COLLADA, by the file's extension: assimp would otherwise hand a file to
+ * whichever of its forty importers claims it, most of them never meant for robot meshes
+ * and each a parser a hostile file can reach. */
+static int mr_mesh_format_known(const char *path) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash)) return 0;
+  return strcasecmp(dot, ".stl") == 0 || strcasecmp(dot, ".obj") == 0 || strcasecmp(dot, ".dae") == 0;
+}
+
 static const struct aiScene *mr_mesh_import(const char *path, mr_mesh_budget *budget, char *msg,
                                             int msglen) {
+  if (!mr_mesh_format_known(path)) {
+    snprintf(msg, (size_t)msglen, "mesh file '%s': unknown format (STL, OBJ and DAE are read)", path);
+    return NULL;
+  }
   mr_mesh_file_io io;
   mr_mesh_file_io_init(&io, budget->bytes < MR_MESH_MAX_BYTES ? budget->bytes : MR_MESH_MAX_BYTES);
   /* A COLLADA file's <up_axis> is ignored: assimp would otherwise turn Z_UP files into its
