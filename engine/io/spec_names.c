@@ -237,6 +237,9 @@ int mr_spec_check_unique_names(const mr_spec *s, char *err, int errlen) {
     if (e == -2) return mr_errorf(err, errlen, (mr_source){s->file, 1}, "out of memory");
     if (e < 0) continue;
     mr_source first = kinds[k].src(s, earlier);
+    if (first.line <= 0) /* the world body, which no line declares */
+      return mr_errorf(err, errlen, kinds[k].src(s, e), "repeated name '%s' in %s (the world's)",
+                       kinds[k].name(s, e), kinds[k].kind);
     return mr_errorf(err, errlen, kinds[k].src(s, e), "repeated name '%s' in %s (first at %s:%d)",
                      kinds[k].name(s, e), kinds[k].kind, first.file ? first.file : s->file,
                      first.line);
