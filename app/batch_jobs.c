@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine/core/error.h"
+#include "engine/core/file_read.h"
 #include "engine/record/record.h"
 #include "engine/record/record_contacts.h"
 
@@ -115,7 +116,13 @@ void mr_batch_table_free(mr_batch_table *t) {
 }
 
 static int table_oom(const mr_batch_table *t, char *err, int errlen) {
-  return mr_errorf(err, errlen, (mr_source){t->path, 0}, "out of memory");
+  return mr_errorf(err, errlen, (mr_source){t->path, 1}, "out of memory");
+}
+
+/* A line that could not be read (too long, binary, a read error): its place and why. */
+static int read_failed(const mr_batch_table *t, const mr_line_reader *in, const char *why,
+                       char *err, int errlen) {
+  return mr_errorf(err, errlen, (mr_source){t->path, in->lineno > 0 ? (int)in->lineno : 1}, "%s", why);
 }
 
 /* ------------------------------------------------------------------ columns */
@@ -205,11 +212,6 @@ int mr_batch_csv_split(char *line, char **fields, int max) {
   }
 }
 
-static void trim_newline(char *s) {
-  size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = 0;
-}
-
 static char *trim(char *s) {
   while (isspace((unsigned char)*s)) s++;
   size_t n = strlen(s);
@@ -266,19 +268,19 @@ static int csv_read_row(mr_batch_table *t, raw_table *raw, char *text, int line,
   return 0;
 }
 
-static int csv_read(mr_batch_table *t, raw_table *raw, FILE *f, int **lines, char *err, int errlen) {
-  char *text = NULL;
-  size_t size = 0;
-  int line = 0, cap = 0, status = 0;
-  while (getline(&text, &size, f) >= 0) {
-    line++;
-    trim_newline(text);
+static int csv_read(mr_batch_table *t, raw_table *raw, mr_line_reader *in, int **lines, char *err,
+                    int errlen) {
+  char why[256];
+  int cap = 0, status = 0, got;
+  while ((got = mr_line_read(in, why, (int)sizeof why)) == 1) {
+    char *text = in->line;
     if (is_skipped_line(text)) continue;
-    if ((status = csv_read_row(t, raw, text, line, &cap, lines, err, errlen))) break;
+    if ((status = csv_read_row(t, raw, text, (int)in->lineno, &cap, lines, err, errlen))) break;
   }
-  free(text);
+  if (status == 0 && got < 0) status = read_failed(t, in, why, err, errlen);
   if (status == 0 && raw->ncolumns == 0)
-    status = mr_errorf(err, errlen, (mr_source){t->path, 0}, "no header row");
+    status = mr_errorf(err, errlen, (mr_source){t->path, in->lineno > 0 ? (int)in->lineno : 1},
+                       "no header row (%s)", in->lineno > 0 ? "only blank or comment lines" : "the file is empty");
   return status;
 }
 
@@ -301,16 +303,27 @@ static void spec_strip_comment(char *s) {
   }
 }
 
-/* A scalar in place: "quoted" (with \" and \\) or a bare word. NULL if malformed. */
-static char *spec_scalar(char *s) {
+/* A scalar in place: "quoted" (with \" and \\) or a bare word. NULL if malformed, with
+ * what is wrong in why (the text is left as it was, to be quoted in the message). */
+static char *spec_scalar(char *s, const char **why) {
   s = trim(s);
+  *why = "a bare value holds no quote";
   if (*s != '"') return *s && !strchr(s, '"') ? s : NULL;
-  char *out = s, *p = s + 1;
-  while (*p && *p != '"') {
-    if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
-    *out++ = *p++;
+  const char *p = s + 1;
+  while (*p && *p != '"') p += *p == '\\' && (p[1] == '"' || p[1] == '\\') ? 2 : 1;
+  if (*p != '"') {
+    *why = "unterminated string (no closing \")";
+    return NULL;
   }
-  if (*p != '"' || *trim(p + 1) != 0) return NULL;
+  if (*trim((char *)p + 1) != 0) {
+    *why = "text after the closing quote";
+    return NULL;
+  }
+  char *out = s;
+  for (p = s + 1; *p != '"'; p++) {
+    if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
+    *out++ = *p;
+  }
   *out = 0;
   return s;
 }
@@ -349,8 +362,11 @@ static int spec_list(mr_batch_table *t, spec_key *k, char *s, mr_source src, cha
       if (*q == '"' && (!quoted || q[-1] != '\\')) quoted = !quoted;
     int last = *q == 0;
     *q = 0;
-    char *item = spec_scalar(p);
-    if (!item) return mr_errorf(err, errlen, src, "bad list item '%s'", trim(p));
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", trim(p));
+    const char *why;
+    char *item = spec_scalar(p, &why);
+    if (!item) return mr_errorf(err, errlen, src, "bad list item '%s': %s", copy, why);
     if (spec_push(t, k, item)) return table_oom(t, err, errlen);
     if (last) break;
     p = q + 1;
@@ -373,8 +389,11 @@ static int spec_value(mr_batch_table *t, spec_key *k, char *s, mr_source src, ch
     }
     return 0;
   }
-  char *item = spec_scalar(s);
-  if (!item) return mr_errorf(err, errlen, src, "bad value '%s'", s);
+  char copy[256];
+  snprintf(copy, sizeof copy, "%s", s);
+  const char *why;
+  char *item = spec_scalar(s, &why);
+  if (!item) return mr_errorf(err, errlen, src, "bad value '%s': %s", copy, why);
   return spec_push(t, k, item) ? table_oom(t, err, errlen) : 0;
 }
 
@@ -400,7 +419,7 @@ static int spec_read_line(mr_batch_table *t, raw_table *raw, spec_key *keys, cha
 
 /* The cross product, last key fastest. */
 static int spec_expand(mr_batch_table *t, const raw_table *raw, const spec_key *keys, int **lines,
-                       char *err, int errlen) {
+                       int last_line, char *err, int errlen) {
   long total = 1;
   for (int c = 0; c < raw->ncolumns; c++) {
     total *= keys[c].nitems;
@@ -408,7 +427,10 @@ static int spec_expand(mr_batch_table *t, const raw_table *raw, const spec_key *
       return mr_errorf(err, errlen, (mr_source){t->path, raw->column_line[c]},
                        "the sweep makes more than %d jobs", MR_BATCH_MAX_JOBS);
   }
-  if (raw->ncolumns == 0) return mr_errorf(err, errlen, (mr_source){t->path, 0}, "no jobs");
+  if (raw->ncolumns == 0)
+    return mr_errorf(err, errlen, (mr_source){t->path, last_line > 0 ? last_line : 1},
+                     "no jobs: no 'key = value' line (%s)",
+                     last_line > 0 ? "only blank or comment lines" : "the file is empty");
   int cap = 0;
   for (long j = 0; j < total; j++) {
     char **row = table_add_row(t, &cap, raw->ncolumns, 0, lines);
@@ -422,19 +444,16 @@ static int spec_expand(mr_batch_table *t, const raw_table *raw, const spec_key *
   return 0;
 }
 
-static int spec_read(mr_batch_table *t, raw_table *raw, FILE *f, int **lines, char *err, int errlen) {
+static int spec_read(mr_batch_table *t, raw_table *raw, mr_line_reader *in, int **lines, char *err,
+                     int errlen) {
   spec_key keys[MAX_COLUMNS];
   memset(keys, 0, sizeof keys);
-  char *text = NULL;
-  size_t size = 0;
-  int line = 0, status = 0;
-  while (status == 0 && getline(&text, &size, f) >= 0) {
-    line++;
-    trim_newline(text);
-    status = spec_read_line(t, raw, keys, text, line, err, errlen);
-  }
-  free(text);
-  if (status == 0) status = spec_expand(t, raw, keys, lines, err, errlen);
+  char why[256];
+  int status = 0, got = 0;
+  while (status == 0 && (got = mr_line_read(in, why, (int)sizeof why)) == 1)
+    status = spec_read_line(t, raw, keys, in->line, (int)in->lineno, err, errlen);
+  if (status == 0 && got < 0) status = read_failed(t, in, why, err, errlen);
+  if (status == 0) status = spec_expand(t, raw, keys, lines, (int)in->lineno, err, errlen);
   for (int c = 0; c < MAX_COLUMNS; c++) free(keys[c].items);
   return status;
 }
@@ -534,7 +553,8 @@ static int job_arg_value(mr_batch_table *t, int j, const column_spec *spec, cons
 
 static int job_build(mr_batch_table *t, const raw_table *raw, int j, int line, const char *dir,
                      const char *out_dir, int quiet, char *err, int errlen) {
-  mr_source src = {t->path, line};
+  /* a sweep's job comes from every key: errors about it as a whole name the last one */
+  mr_source src = {t->path, line ? line : raw->column_line[raw->ncolumns - 1]};
   job_args a;
   memset(&a, 0, sizeof a);
   for (int c = 0; c < t->ncolumns; c++) {
@@ -554,7 +574,7 @@ static int job_build(mr_batch_table *t, const raw_table *raw, int j, int line, c
     return mr_errorf(err, errlen, src, "job %d: %s", j + 1, msg);
   if (!job->opt.model_path) return mr_errorf(err, errlen, src, "job %d has no model", j + 1);
   job->opt.quiet = quiet;
-  job->line = line;
+  job->line = src.line;
   return 0;
 }
 
@@ -625,7 +645,9 @@ static int table_build(mr_batch_table *t, const raw_table *raw, const int *lines
   t->jobs = calloc((size_t)t->njobs + 1, sizeof *t->jobs);
   if (!t->columns || !t->jobs) return table_oom(t, err, errlen);
   for (int c = 0; c < raw->ncolumns; c++) t->columns[c] = (char *)raw->spec[c]->name;
-  if (t->njobs == 0) return mr_errorf(err, errlen, (mr_source){t->path, 0}, "no jobs");
+  if (t->njobs == 0)
+    return mr_errorf(err, errlen, (mr_source){t->path, raw->column_line[0] > 0 ? raw->column_line[0] : 1},
+                     "no jobs: the header has no rows below it");
   const char *slash = strrchr(t->path, '/');
   char *dir = slash ? table_printf(t, "%.*s", (int)(slash - t->path + 1), t->path) : NULL;
   if (slash && !dir) return table_oom(t, err, errlen);
@@ -646,18 +668,19 @@ int mr_batch_table_load(mr_batch_table *t, const char *path, const char *out_dir
                         char *err, int errlen) {
   memset(t, 0, sizeof *t);
   if (!(t->path = table_dup(t, path))) return table_oom(t, err, errlen);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    mr_errorf(err, errlen, (mr_source){path, 0}, "cannot open the jobs file: %s", strerror(errno));
+  mr_line_reader in;
+  char why[256];
+  if (mr_line_reader_open(&in, path, 0, why, (int)sizeof why)) {
+    mr_errorf(err, errlen, (mr_source){path, 1}, "%s", why);
     mr_batch_table_free(t);
     return -1;
   }
   raw_table raw;
   memset(&raw, 0, sizeof raw);
   int *lines = NULL;
-  int status = ends_with(path, ".csv") ? csv_read(t, &raw, f, &lines, err, errlen)
-                                       : spec_read(t, &raw, f, &lines, err, errlen);
-  fclose(f);
+  int status = ends_with(path, ".csv") ? csv_read(t, &raw, &in, &lines, err, errlen)
+                                       : spec_read(t, &raw, &in, &lines, err, errlen);
+  mr_line_reader_close(&in);
   if (status == 0) status = table_build(t, &raw, lines, out_dir, quiet, err, errlen);
   free(lines);
   if (status) mr_batch_table_free(t);

@@ -2,7 +2,7 @@
  *
  * One mutex guards the queue, the counters and the results as they are stored; a second
  * one serializes model loading, so a slow load never stalls workers that only report a
- * result. Worker threads block SIGINT/SIGTERM: the signal lands in the calling thread,
+ * result. Worker threads block SIGINT/SIGTERM/SIGHUP: the signal lands in the calling thread,
  * whose handler only sets the stop flag, and no recording write is cut by EINTR. */
 #include "batch_pool.h"
 
@@ -109,6 +109,7 @@ static const mr_model *pool_model(pool *p, int job, const char **message) {
 static double mean(double sum, long n) { return n > 0 ? sum / (double)n : 0; }
 
 static void result_from_stats(mr_batch_result *r, const mr_sim_stats *s, const mr_data *d) {
+  r->ran = s->ran;
   snprintf(r->solver, sizeof r->solver, "%s", mr_sim_solver_name(d));
   snprintf(r->integrator, sizeof r->integrator, "%s", mr_cli_integrator_name(d->opt.integrator));
   r->dt = d->opt.timestep;
@@ -216,7 +217,7 @@ static void *pool_worker(void *arg) {
     c->results[job] = r;
     p->running--;
     p->done++;
-    p->failed += r.status != MR_JOB_OK;
+    p->failed += r.status != MR_JOB_OK && r.status != MR_JOB_INTERRUPTED;
     p->unsaved = 1;
     pool_report_line(p, job, &r);
     pthread_cond_signal(&p->changed);
@@ -264,6 +265,7 @@ static int pool_start(pool *p, pthread_t *threads, int n) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &block, &old);
   int started = 0;
   pthread_mutex_lock(&p->lock);

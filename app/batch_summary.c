@@ -10,8 +10,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/core/error.h"
+#include "engine/core/file_read.h"
+#include "engine/record/checked_write.h"
 #include "json.h"
 
 typedef enum field_type { FIELD_TEXT, FIELD_LONG, FIELD_DOUBLE } field_type;
@@ -46,13 +49,17 @@ const char *mr_job_status_name(int status) {
   return status >= 0 && status <= MR_JOB_UNSTABLE ? status_names[status] : "error";
 }
 
+/* A row that never ran has no measured values (empty in the CSV, null in the JSON). */
+static int result_has_values(const mr_batch_result *r) { return r->ran || r->resumed; }
+
 int mr_batch_result_field_count(void) { return FIELD_COUNT; }
 
 mr_result_value mr_batch_result_field(int k, const mr_batch_result *r) {
   const result_field *fd = &result_fields[k];
   const char *base = (const char *)r + fd->offset;
   mr_result_value v = {fd->name, MR_RESULT_TEXT, NULL, 0, 0};
-  if (fd->type == FIELD_TEXT) v.text = base;
+  if (!result_has_values(r)) v.type = MR_RESULT_NONE;
+  else if (fd->type == FIELD_TEXT) v.text = base;
   else if (fd->type == FIELD_LONG) v.type = MR_RESULT_LONG, v.integer = *(const long *)(const void *)base;
   else v.type = MR_RESULT_DOUBLE, v.number = *(const double *)(const void *)base;
   return v;
@@ -166,8 +173,9 @@ static void csv_write(FILE *f, const mr_batch_table *t, const mr_batch_result *r
     csv_field(f, mr_job_status_name(r[j].status), 0);
     csv_field(f, r[j].message, 0);
     for (int k = 0; k < FIELD_COUNT; k++) {
-      char buf[64];
-      field_text(&result_fields[k], &r[j], buf, sizeof buf);
+      char buf[64] = "";
+      /* a job that never ran has no numbers: empty, not a row of zeros */
+      if (result_has_values(&r[j])) field_text(&result_fields[k], &r[j], buf, sizeof buf);
       csv_field(f, buf, 0);
     }
     csv_sensor_row(f, t, r, j);
@@ -191,7 +199,8 @@ static void json_row(mr_json *js, const mr_batch_table *t, int j, const mr_batch
   for (int k = 0; k < FIELD_COUNT; k++) {
     const result_field *fd = &result_fields[k];
     const char *base = (const char *)r + fd->offset;
-    if (fd->type == FIELD_TEXT) mr_json_string(js, fd->name, base[0] ? base : NULL);
+    if (!result_has_values(r)) mr_json_null(js, fd->name);
+    else if (fd->type == FIELD_TEXT) mr_json_string(js, fd->name, base[0] ? base : NULL);
     else if (fd->type == FIELD_LONG) mr_json_int(js, fd->name, *(const long *)(const void *)base);
     else mr_json_double(js, fd->name, *(const double *)(const void *)base);
   }
@@ -216,23 +225,24 @@ static void json_write(FILE *f, const mr_batch_table *t, const mr_batch_result *
 
 /* ------------------------------------------------------------------ atomic files */
 
+/* The file is composed in memory, then written beside its name with every write checked,
+ * synced and renamed into place (engine/record/checked_write.c). */
 static int write_atomic(const char *dir, const char *name, const mr_batch_table *t,
                         const mr_batch_result *r, void (*body)(FILE *, const mr_batch_table *, const mr_batch_result *),
                         char *err, int errlen) {
-  char path[4096], part[4200];
+  char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(part, sizeof part, "%s.part", path);
-  FILE *f = fopen(part, "w");
-  if (!f) return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: %s", strerror(errno));
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  if (!f) return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: out of memory");
   body(f, t, r);
-  int failed = ferror(f);
-  failed |= fclose(f) != 0;
-  if (failed || rename(part, path) != 0) {
-    int e = errno;
-    remove(part);
-    return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: %s", strerror(e));
-  }
-  return 0;
+  int failed = ferror(f) != 0;
+  if (fclose(f) != 0) failed = 1;
+  int rc = failed ? mr_errorf(err, errlen, (mr_source){path, 0}, "cannot write: out of memory")
+                  : mr_write_file_atomic(path, text, size, err, errlen);
+  free(text);
+  return rc;
 }
 
 int mr_batch_summary_write(const char *dir, const mr_batch_table *t, const mr_batch_result *r,
@@ -313,6 +323,7 @@ static void row_to_result(const summary_header *h, char **row, const mr_batch_ta
   memset(r, 0, sizeof *r);
   r->status = MR_JOB_OK;
   r->resumed = 1;
+  r->ran = 1;
   for (int k = 0; k < FIELD_COUNT; k++) {
     const result_field *fd = &result_fields[k];
     int i = header_find(h, fd->name, h->status, h->n);
@@ -339,29 +350,26 @@ static int resume_row(const summary_header *h, char *line, const mr_batch_table 
 
 int mr_batch_summary_resume(const char *dir, const mr_batch_table *t, mr_batch_result *r,
                             char *err, int errlen) {
-  char path[4096];
+  char path[4096], why[256];
   snprintf(path, sizeof path, "%s/summary.csv", dir);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (errno == ENOENT) return 0;
-    return mr_errorf(err, errlen, (mr_source){path, 0}, "cannot read: %s", strerror(errno));
-  }
-  char *header_line = NULL, *line = NULL;
-  size_t header_size = 0, size = 0;
+  struct stat st;
+  if (stat(path, &st) != 0 && errno == ENOENT) return 0;
+  mr_line_reader in;
+  if (mr_line_reader_open(&in, path, 0, why, (int)sizeof why))
+    return mr_errorf(err, errlen, (mr_source){path, 1}, "cannot read: %s", why);
   summary_header h;
-  int taken = 0;
-  ssize_t n = getline(&header_line, &header_size, f);
-  if (n > 0 && header_line[n - 1] == '\n') header_line[n - 1] = 0;
-  if (n < 0 || header_read(&h, header_line)) {
+  int taken = 0, got = mr_line_read(&in, why, (int)sizeof why);
+  /* the header's names must outlive the lines read after it */
+  char *header_line = got == 1 ? strdup(in.line) : NULL;
+  if (got < 0) {
+    taken = mr_errorf(err, errlen, (mr_source){path, (int)in.lineno}, "%s", why);
+  } else if (got == 0 || !header_line || header_read(&h, header_line)) {
     taken = mr_errorf(err, errlen, (mr_source){path, 1}, "not a batch summary (delete it to start afresh)");
   } else {
-    while ((n = getline(&line, &size, f)) >= 0) {
-      if (n > 0 && line[n - 1] == '\n') line[n - 1] = 0;
-      taken += resume_row(&h, line, t, r);
-    }
+    while ((got = mr_line_read(&in, why, (int)sizeof why)) == 1) taken += resume_row(&h, in.line, t, r);
+    if (got < 0) taken = mr_errorf(err, errlen, (mr_source){path, (int)in.lineno}, "%s", why);
   }
-  free(line);
+  mr_line_reader_close(&in);
   free(header_line);
-  fclose(f);
   return taken;
 }

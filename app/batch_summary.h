@@ -29,6 +29,8 @@ typedef enum mr_job_status {
 typedef struct mr_batch_result {
   int status;  /* mr_job_status */
   int resumed; /* carried over from an earlier summary by --resume, not run again */
+  int ran;     /* stepping began: the numbers below describe a run (else they are left
+                  empty in the summary, not written as zeros) */
   char message[512];
   char solver[32];
   char integrator[16];
@@ -44,7 +46,12 @@ const char *mr_job_status_name(int status);
 
 /* The result columns of a row (used_solver ... rows), in the order the summary writes them,
  * for writers other than the two files (the Python module's moreau.batch). */
-typedef enum mr_result_type { MR_RESULT_TEXT, MR_RESULT_LONG, MR_RESULT_DOUBLE } mr_result_type;
+typedef enum mr_result_type {
+  MR_RESULT_NONE, /* the job never ran (an error before its first step): null in the JSON */
+  MR_RESULT_TEXT,
+  MR_RESULT_LONG,
+  MR_RESULT_DOUBLE
+} mr_result_type;
 typedef struct mr_result_value {
   const char *name;
   mr_result_type type;

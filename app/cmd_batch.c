@@ -7,7 +7,7 @@
  * rank 0, which writes DIR/summary.csv and DIR/summary.json.
  *
  * Nothing is lost to an interruption: the summary is saved about once a second while jobs
- * finish and once at the end, SIGINT/SIGTERM stop handing out jobs and stop the running
+ * finish and once at the end, SIGINT/SIGTERM/SIGHUP stop handing out jobs and stop the running
  * ones cleanly (their recordings keep every completed step), and the batch exits with
  * 128 + signal. A job is complete for --resume when its summary row says ok and, if it
  * records, its recording exists under its final name (recordings get that name only once
@@ -41,6 +41,7 @@ typedef struct batch {
   mr_batch_mpi mpi;
   char tag[32];
   int quiet_errors; /* ranks other than 0 leave error lines to rank 0 */
+  int summary_failed; /* the last attempt to write DIR/summary.* failed (reported once) */
 } batch;
 
 static void batch_error(const batch *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -155,11 +156,14 @@ static int batch_resume(batch *b) {
 
 /* ------------------------------------------------------------------ running */
 
-static void batch_save(const batch *b) {
+/* A failure is reported once, however many checkpoints fail the same way; the batch then
+ * ends with exit 1 and never claims the summary. */
+static void batch_save(batch *b) {
   if (!b->o.out_dir || b->mpi.rank != 0) return;
   char err[1024];
-  if (mr_batch_summary_write(b->o.out_dir, &b->table, b->results, err, (int)sizeof err))
-    batch_error(b, "%s", err);
+  int failed = mr_batch_summary_write(b->o.out_dir, &b->table, b->results, err, (int)sizeof err) != 0;
+  if (failed && !b->summary_failed) batch_error(b, "%s", err);
+  b->summary_failed = failed;
 }
 
 static void batch_checkpoint(void *user) { batch_save(user); }
@@ -189,7 +193,7 @@ static int batch_run_pool(batch *b) {
   return -1;
 }
 
-static void signals_install(struct sigaction old[2]) {
+static void signals_install(struct sigaction old[3]) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = batch_on_signal;
@@ -198,14 +202,19 @@ static void signals_install(struct sigaction old[2]) {
   batch_stop_signal = 0;
   sigaction(SIGINT, &sa, &old[0]);
   sigaction(SIGTERM, &sa, &old[1]);
+  /* under nohup SIGHUP stays ignored, as the user asked */
+  sigaction(SIGHUP, NULL, &old[2]);
+  if (old[2].sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
 }
 
-static void signals_restore(const struct sigaction old[2]) {
+static void signals_restore(const struct sigaction old[3]) {
   sigaction(SIGINT, &old[0], NULL);
   sigaction(SIGTERM, &old[1], NULL);
+  sigaction(SIGHUP, &old[2], NULL);
 }
 
-/* Rank 0's last word: the totals on stdout, and the exit status. */
+/* Rank 0's last word: the totals on stdout, and the exit status. A job stopped by a signal
+ * is counted as interrupted, not failed: it did nothing wrong. */
 static int batch_report(const batch *b, double wall_s) {
   int count[MR_JOB_UNSTABLE + 1] = {0};
   double steps = 0;
@@ -214,15 +223,15 @@ static int batch_report(const batch *b, double wall_s) {
     count[r->status >= 0 && r->status <= MR_JOB_UNSTABLE ? r->status : MR_JOB_ERROR]++;
     if (!r->resumed) steps += (double)r->steps;
   }
-  int failed = count[MR_JOB_DIVERGED] + count[MR_JOB_ERROR] + count[MR_JOB_INTERRUPTED] +
-               count[MR_JOB_UNSTABLE];
-  printf("%d jobs: %d ok, %d failed, %d not run", b->table.njobs, count[MR_JOB_OK], failed,
-         count[MR_JOB_NOT_RUN]);
+  int failed = count[MR_JOB_DIVERGED] + count[MR_JOB_ERROR] + count[MR_JOB_UNSTABLE];
+  printf("%d jobs: %d ok, %d failed, %d interrupted, %d not run", b->table.njobs,
+         count[MR_JOB_OK], failed, count[MR_JOB_INTERRUPTED], count[MR_JOB_NOT_RUN]);
   printf("; %.0f steps in %.3g s (%.4g steps/s)", steps, wall_s, wall_s > 0 ? steps / wall_s : 0);
-  if (b->o.out_dir) printf("; summary in %s/summary.csv", b->o.out_dir);
+  if (b->o.out_dir && !b->summary_failed) printf("; summary in %s/summary.csv", b->o.out_dir);
+  if (b->o.out_dir && b->summary_failed) printf("; no summary (it could not be written)");
   printf("\n");
-  fflush(stdout);
   if (batch_stop_signal) return 128 + batch_stop_signal;
+  if (b->summary_failed) return MR_EXIT_FAILURE;
   return count[MR_JOB_OK] == b->table.njobs ? MR_EXIT_OK : MR_EXIT_FAILURE;
 }
 
@@ -236,7 +245,7 @@ static int batch_execute(batch *b) {
     return MR_EXIT_FAILURE;
   }
   if (batch_resume(b)) return MR_EXIT_BAD_INPUT;
-  struct sigaction old[2];
+  struct sigaction old[3];
   signals_install(old);
   double start = mr_wall_seconds();
   int status = batch_run_pool(b) ? MR_EXIT_FAILURE : MR_EXIT_OK;

@@ -1,7 +1,7 @@
 /* moreau run MODEL: a headless simulation with a summary and an optional recording.
  *
  * The simulation itself is mr_sim_execute (simulate.c), shared with batch. The run owns
- * what a terminal user sees: the progress bar (erased at the end), SIGINT/SIGTERM (the
+ * what a terminal user sees: the progress bar (erased at the end), SIGINT/SIGTERM/SIGHUP (the
  * current step finishes, the recording is completed under its final name and the summary
  * printed before exiting with 128 + signal), warnings and the summary. */
 #include <math.h>
@@ -28,8 +28,9 @@ static volatile sig_atomic_t run_stop_signal = 0;
 
 static void run_on_signal(int sig) { run_stop_signal = sig; }
 
-/* SA_RESETHAND: a second Ctrl-C kills at once, should a step ever take too long. */
-static void run_signals_install(struct sigaction old[2]) {
+/* SA_RESETHAND: a second Ctrl-C kills at once, should a step ever take too long. SIGHUP (a
+ * closed terminal or ssh session) ends a run the same way. */
+static void run_signals_install(struct sigaction old[3]) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = run_on_signal;
@@ -38,11 +39,15 @@ static void run_signals_install(struct sigaction old[2]) {
   run_stop_signal = 0;
   sigaction(SIGINT, &sa, &old[0]);
   sigaction(SIGTERM, &sa, &old[1]);
+  /* under nohup SIGHUP stays ignored, as the user asked */
+  sigaction(SIGHUP, NULL, &old[2]);
+  if (old[2].sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
 }
 
-static void run_signals_restore(const struct sigaction old[2]) {
+static void run_signals_restore(const struct sigaction old[3]) {
   sigaction(SIGINT, &old[0], NULL);
   sigaction(SIGTERM, &old[1], NULL);
+  sigaction(SIGHUP, &old[2], NULL);
 }
 
 static void run_on_step(void *user, long steps_done) {
@@ -167,7 +172,7 @@ static int run_simulate(run_context *c) {
   hooks.on_warning = run_on_warning;
   hooks.stop = &run_stop_signal;
   hooks.user = c;
-  struct sigaction old[2];
+  struct sigaction old[3];
   memset(&c->bar, 0, sizeof c->bar);
   run_signals_install(old);
   int status = mr_sim_execute(c->o, c->m, c->d, &hooks, &c->s, err, (int)sizeof err);
@@ -177,8 +182,7 @@ static int run_simulate(run_context *c) {
   if (!c->s.ran) return status;
   if (c->o->json) run_print_json(c);
   else run_print_text(c);
-  fflush(stdout);
-  return status;
+  return status; /* main checks that stdout took it all */
 }
 
 static int run_parse(int argc, char **argv, mr_cli_options *o) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "options.h"
 
@@ -66,6 +67,11 @@ static int parse_keys(const char *spec, scripted_key *keys, int *n, char *err, i
   return 0;
 }
 
+static int screenshot_name_ok(const char *path) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  return dot && (!slash || dot > slash) && strcasecmp(dot, ".png") == 0;
+}
+
 static int view_configure(void *user, const mr_model *m, mr_data *d, char *err, int errlen) {
   const mr_cli_options *o = user;
   return mr_cli_apply(o, m, d, err, errlen) < 0 ? -1 : 0;
@@ -96,6 +102,12 @@ static int view_offscreen(mr_viewer *v, const mr_cli_options *o, const scripted_
       return MR_EXIT_FAILURE;
     }
   }
+  /* A scripted run that diverged failed, as `run` says: the one line, exit 1. */
+  if (v->diverged) {
+    mr_cli_error("%s: simulation diverged at step %ld (t = %.17g): non-finite state",
+                 o->model_path, v->d->nstep, v->d->time);
+    return MR_EXIT_FAILURE;
+  }
   double wall = now_seconds() - start;
   if (!o->quiet)
     fprintf(stderr, "moreau: %ld frames in %.3f s: %.1f fps (drawing alone %.1f fps), t = %.4g s\n",
@@ -118,6 +130,11 @@ int mr_cmd_view(int argc, char **argv) {
   }
   if (!o.model_path) {
     mr_cli_error("usage: moreau view MODEL [options] (see moreau --help)");
+    return MR_EXIT_BAD_INPUT;
+  }
+  if (o.screenshot && !screenshot_name_ok(o.screenshot)) {
+    mr_cli_error("--screenshot %s: screenshots are PNG files: give a name ending in .png",
+                 o.screenshot);
     return MR_EXIT_BAD_INPUT;
   }
   static scripted_key keys[MAX_SCRIPTED_KEYS];

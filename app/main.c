@@ -1,4 +1,5 @@
 /* The moreau command: dispatches to one subcommand per file (cmd_*.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,19 @@ static int is_help(const char *word) {
   return strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "help") == 0;
 }
 
-int main(int argc, char **argv) {
+/* What went to stdout must have arrived: a full disk or a closed stdout turns a run that
+ * succeeded into a failed write (exit 1, one line). A command that already failed keeps
+ * its own status and its own one error line. */
+static int finish_stdout(int status) {
+  errno = 0;
+  int failed = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno ? errno : EIO;
+  if (!failed || status != MR_EXIT_OK) return status;
+  mr_cli_error("stdout: write error: %s", strerror(e));
+  return MR_EXIT_FAILURE;
+}
+
+static int run_command(int argc, char **argv) {
   if (argc < 2) {
     mr_cli_error("usage: moreau info|run|view|batch|solvers ... (see moreau --help)");
     return MR_EXIT_BAD_INPUT;
@@ -48,3 +61,5 @@ int main(int argc, char **argv) {
   else mr_cli_error("unknown command '%s' (see moreau --help)", command);
   return MR_EXIT_BAD_INPUT;
 }
+
+int main(int argc, char **argv) { return finish_stdout(run_command(argc, argv)); }

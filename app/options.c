@@ -79,9 +79,11 @@ void mr_cli_error(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  /* One line, whatever the message carries. */
-  for (char *c = line; *c; c++)
+  /* One line, whatever the message carries; no terminal escapes from a hostile file. */
+  for (char *c = line; *c; c++) {
     if (*c == '\n' || *c == '\r') *c = ' ';
+    else if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f) *c = '?';
+  }
   fflush(stdout);
   fprintf(stderr, "moreau: %s\n", line);
 }
@@ -378,9 +380,9 @@ long mr_cli_apply(const mr_cli_options *o, const mr_model *m, mr_data *d, char *
   if (o->restitution >= 0) d->opt.restitution = o->restitution;
   if (o->max_iter > 0) d->opt.max_iter = o->max_iter;
   d->opt.disable |= o->disable;
-  if (!(d->opt.timestep > 0) || !isfinite(d->opt.timestep)) {
-    snprintf(err, (size_t)errlen, "%s: timestep %g is not a positive number", o->model_path,
-             d->opt.timestep);
+  if (!(d->opt.timestep >= MR_MIN_TIMESTEP) || !isfinite(d->opt.timestep)) {
+    snprintf(err, (size_t)errlen, "%s: timestep %g is below the smallest step, %g s", o->model_path,
+             d->opt.timestep, MR_MIN_TIMESTEP);
     return -1;
   }
   if (o->steps >= 0) return o->steps;

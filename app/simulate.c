@@ -3,13 +3,17 @@
  * signals or keeps global state: every message goes through err or the hooks. */
 #include "simulate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/record/ctrl_schedule.h"
+#include "engine/record/part_file.h"
 #include "progress.h"
 #include "engine/record/record.h"
 #include "engine/record/record_contacts.h"
@@ -212,10 +216,21 @@ static void sim_clear_step_stats(mr_data *d) {
   memset(&d->metrics, 0, sizeof d->metrics);
 }
 
+/* A FILE.part an earlier run left is moved aside (with a warning), never overwritten;
+ * -1 when it cannot be. */
+static int sim_set_aside(sim_context *c, const char *path) {
+  char msg[1024];
+  int moved = mr_part_file_set_aside(path, msg, (int)sizeof msg);
+  if (moved > 0) sim_warning(c, "%s", msg);
+  if (moved < 0) sim_error(c, "%s", msg);
+  return moved < 0 ? -1 : 0;
+}
+
 /* A failure to write row 0 is a failed run (1); a file that cannot be created is the
  * user's path (2). */
 static int sim_record_begin(sim_context *c) {
   char err[1024];
+  if (sim_set_aside(c, c->o->record)) return MR_EXIT_FAILURE;
   c->rec = mr_recorder_open(c->m, c->d, c->o->record, err, (int)sizeof err);
   if (!c->rec) {
     sim_error(c, "%s", err);
@@ -230,12 +245,12 @@ static int sim_record_begin(sim_context *c) {
 }
 
 /* Rows up to a divergence or an interruption are valid and kept; after a write error the
- * file is incomplete and removed. */
+ * file stays FILE.part, incomplete, with the rows that reached the disk. */
 static void sim_record_end(sim_context *c) {
   if (!c->rec) return;
   c->s->rows = mr_recorder_rows(c->rec);
   if (c->s->record_failed) {
-    mr_recorder_abort(c->rec);
+    mr_recorder_keep(c->rec);
   } else {
     char err[1024];
     if (mr_recorder_finish(c->rec, err, (int)sizeof err)) {
@@ -248,6 +263,10 @@ static void sim_record_end(sim_context *c) {
 
 static int sim_contacts_begin(sim_context *c) {
   char err[1024];
+  if (sim_set_aside(c, c->o->contacts)) {
+    c->s->contacts_failed = 1;
+    return -1;
+  }
   c->contacts = mr_contact_recorder_open(c->o->contacts, err, (int)sizeof err);
   if (c->contacts) return 0;
   sim_error(c, "%s", err);
@@ -260,7 +279,7 @@ static void sim_contacts_end(sim_context *c) {
   if (!c->contacts) return;
   c->s->contact_rows = mr_contact_recorder_rows(c->contacts);
   if (c->s->contacts_failed) {
-    mr_contact_recorder_abort(c->contacts);
+    mr_contact_recorder_keep(c->contacts);
   } else {
     char err[1024];
     if (mr_contact_recorder_finish(c->contacts, err, (int)sizeof err)) {
@@ -271,17 +290,40 @@ static void sim_contacts_end(sim_context *c) {
   c->contacts = NULL;
 }
 
+/* --init FILE when FILE does not exist but FILE.part does (a run that was killed): the part
+ * file, with a warning saying so. NULL keeps FILE. */
+static char *sim_init_part_file(sim_context *c, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 || errno != ENOENT) return NULL;
+  size_t n = strlen(path);
+  char *part = malloc(n + 6);
+  if (!part) return NULL;
+  memcpy(part, path, n);
+  memcpy(part + n, ".part", 6);
+  if (stat(part, &st) != 0 || !S_ISREG(st.st_mode)) {
+    free(part);
+    return NULL;
+  }
+  sim_warning(c, "warning: %s does not exist; starting from %s, the recording an interrupted "
+                 "run left", path, part);
+  return part;
+}
+
 /* --init: the last row of a recording, its time included, so that a continued run lines up
  * with the one it continues (and with a --ctrl schedule on the same clock). */
 static int sim_apply_init(sim_context *c) {
   mr_recording rec;
   char err[1024];
-  if (mr_recording_load(c->o->init_file, c->m, &rec, err, (int)sizeof err)) {
-    sim_error(c, "%s", err);
-    return -1;
+  char *part = sim_init_part_file(c, c->o->init_file);
+  const char *path = part ? part : c->o->init_file;
+  int rc = mr_recording_load_last(path, c->m, &rec, err, (int)sizeof err);
+  if (rc) sim_error(c, "%s", err);
+  if (rc == 0 && rec.nrows < 1) {
+    sim_error(c, "%s: the recording has no rows to start from", path);
+    rc = -1;
   }
-  if (rec.nrows < 1) {
-    sim_error(c, "%s: the recording has no rows to start from", c->o->init_file);
+  free(part);
+  if (rc) {
     mr_recording_free(&rec);
     return -1;
   }
@@ -367,7 +409,10 @@ static int sim_run_open(sim_context *c) {
   if (s->unstable) sim_error(c, "%s", c->unstable_line);
   if (s->signal && !s->diverged)
     sim_error(c, "%s: interrupted by %s after %ld steps", c->o->model_path,
-              s->signal == SIGINT ? "SIGINT" : s->signal == SIGTERM ? "SIGTERM" : "a signal",
+              s->signal == SIGINT    ? "SIGINT"
+              : s->signal == SIGTERM ? "SIGTERM"
+              : s->signal == SIGHUP  ? "SIGHUP"
+                                     : "a signal",
               s->steps);
   return sim_exit_status(s);
 }

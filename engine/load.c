@@ -1,12 +1,17 @@
 /* mr_model_load: picks the front end (MJCF or URDF) for a file, prepares the spec for a
  * robot (floor, --hold, self-collision by the tree), compiles it, finishes the model
  * (poses, self-collision by the poses, servo gains: engine/robot/robot.h), then sets the
- * constants that need the dynamics (setconst.h). */
+ * constants that need the dynamics (setconst.h).
+ *
+ * Warnings raised while loading are held until the model is known to be good: a bad file
+ * gets exactly its one error line. Problems with the file itself (missing, a directory, a
+ * FIFO) are reported at line 1, so every message has the FILE:LINE form. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "engine/core/error.h"
+#include "engine/core/file_read.h"
 #include "engine/io/spec.h"
 #include "engine/robot/robot.h"
 #include "setconst.h"
@@ -24,7 +29,8 @@ static int mr_format_from_extension(const char *path) {
 
 /* Reads the first element name of an XML file, skipping the prolog and comments. */
 static int mr_format_from_content(const char *path) {
-  FILE *f = fopen(path, "rb");
+  char why[256];
+  FILE *f = mr_file_open_regular(path, why, (int)sizeof why);
   if (!f) return MR_FORMAT_UNKNOWN;
   char buf[8192];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -41,16 +47,13 @@ static int mr_format_from_content(const char *path) {
   return MR_FORMAT_UNKNOWN;
 }
 
-mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err, int errlen) {
-  if (err && errlen > 0) err[0] = 0;
-  mr_source where = {path ? path : "(null)", 0};
-  if (!path) {
-    mr_errorf(err, errlen, where, "no model file given");
-    return NULL;
-  }
-  FILE *f = fopen(path, "rb");
+static mr_model *mr_model_load_held(const char *path, const mr_load_options *opt, char *err,
+                                    int errlen) {
+  mr_source where = {path, 1};
+  char why[256];
+  FILE *f = mr_file_open_regular(path, why, (int)sizeof why);
   if (!f) {
-    mr_errorf(err, errlen, where, "cannot open file");
+    mr_errorf(err, errlen, where, "%s", why);
     return NULL;
   }
   fclose(f);
@@ -82,5 +85,18 @@ mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err,
     m = NULL;
   }
   mr_spec_free(spec);
+  return m;
+}
+
+mr_model *mr_model_load(const char *path, const mr_load_options *opt, char *err, int errlen) {
+  if (err && errlen > 0) err[0] = 0;
+  if (!path) {
+    mr_errorf(err, errlen, (mr_source){"(null)", 0}, "no model file given");
+    return NULL;
+  }
+  mr_warning_hold held;
+  mr_warnings_hold(&held);
+  mr_model *m = mr_model_load_held(path, opt, err, errlen);
+  mr_warnings_release(&held, m != NULL);
   return m;
 }

@@ -197,7 +197,8 @@ static PyObject *row_dict(const mr_batch_table *t, int j, const mr_batch_result 
   }
   for (int k = 0; k < mr_batch_result_field_count() && !failed; k++) {
     mr_result_value v = mr_batch_result_field(k, r);
-    PyObject *x = v.type == MR_RESULT_TEXT   ? text_or_none(v.text)
+    PyObject *x = v.type == MR_RESULT_NONE   ? Py_NewRef(Py_None)
+                  : v.type == MR_RESULT_TEXT ? text_or_none(v.text)
                   : v.type == MR_RESULT_LONG ? PyLong_FromLong(v.integer)
                                              : PyFloat_FromDouble(v.number);
     failed = dict_put(row, v.name, x);

@@ -70,7 +70,7 @@ static PyObject *recorder_write(PyObject *self, PyObject *arg) {
     double energy = mr_sim_state_energy(r->model->m, data->d);
     status = mr_recorder_write(r->rec, data->d, energy, err, (int)sizeof err);
     if (status) {
-      mr_recorder_abort(r->rec);
+      mr_recorder_keep(r->rec); /* as the CLI: the rows that reached the disk stay in FILE.part */
       r->rec = NULL;
       r->state = REC_CLOSED;
       mr_py_raise("%s", err);
@@ -89,7 +89,7 @@ static PyObject *recorder_flush(PyObject *self, PyObject *unused) {
   if (r->state == REC_CLOSED) return recorder_closed_error(r);
   char err[1024] = "";
   if (r->state == REC_OPEN && mr_recorder_flush(r->rec, err, (int)sizeof err)) {
-    mr_recorder_abort(r->rec);
+    mr_recorder_keep(r->rec);
     r->rec = NULL;
     r->state = REC_CLOSED;
     return mr_py_raise("%s", err);

@@ -1,12 +1,17 @@
 /* Screenshots with glReadPixels and stb_image_write. */
 #include "capture.h"
 
-#include <errno.h>
 #include <glad/gl.h>
-#include <stb_image_write.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine/record/checked_write.h"
+
+/* Defined by stb_image_write's implementation (render/stb_impl.c) but declared only there;
+ * the buffer is freed with free, stb's default allocator. */
+unsigned char *stbi_write_png_to_mem(const unsigned char *pixels, int stride_bytes, int x, int y,
+                                     int n, int *out_len);
 
 int mr_capture_png(const char *path, int width, int height, char *err, int errlen) {
   if (width <= 0 || height <= 0) {
@@ -28,20 +33,16 @@ int mr_capture_png(const char *path, int width, int height, char *err, int errle
   for (int y = 0; y < height; y++)
     memcpy(flipped + row * (size_t)y, pixels + row * (size_t)(height - 1 - y), row);
   free(pixels);
-  /* Written beside the target and renamed, so a failed write leaves no partial file. */
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.part", path);
-  int ok = stbi_write_png(tmp, width, height, 3, flipped, (int)row);
+  /* Encoded in memory, then written beside the target with every write checked and renamed:
+   * a full disk gives an error and no file, never a 0-byte PNG. */
+  int len = 0;
+  unsigned char *png = stbi_write_png_to_mem(flipped, (int)row, width, height, 3, &len);
   free(flipped);
-  if (!ok) {
-    remove(tmp);
-    snprintf(err, (size_t)errlen, "%s: cannot write the screenshot", path);
+  if (!png) {
+    snprintf(err, (size_t)errlen, "%s: cannot encode the screenshot: out of memory", path);
     return -1;
   }
-  if (rename(tmp, path) != 0) {
-    snprintf(err, (size_t)errlen, "%s: cannot write the screenshot: %s", path, strerror(errno));
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+  int rc = mr_write_file_atomic(path, png, (size_t)len, err, errlen);
+  free(png);
+  return rc;
 }

@@ -234,8 +234,10 @@ int mr_viewer_step(mr_viewer *v) {
   if (mr_step(v->m, v->d)) {
     v->diverged = 1;
     v->paused = 1;
-    mr_viewer_message(v, 1, "the simulation diverged at t = %.4g s (step %ld): press backspace to reset",
-                      v->d->time, v->d->nstep);
+    /* offscreen, the command reports it as its one error line (cmd_view.c) */
+    if (v->config.visible)
+      mr_viewer_message(v, 1, "the simulation diverged at t = %.4g s (step %ld): press backspace to reset",
+                        v->d->time, v->d->nstep);
     return -1;
   }
   mr_plot_history_push(v->plots, v->d);
@@ -244,7 +246,7 @@ int mr_viewer_step(mr_viewer *v) {
     double energy = viewer_energy(v->m, v->d);
     mr_sensors_state(v->m, v->d); /* a row's sensors, as moreau run records them */
     if (mr_recorder_write(v->recorder, v->d, energy, err, (int)sizeof err)) {
-      mr_recorder_abort(v->recorder);
+      mr_recorder_keep(v->recorder); /* its rows stay in FILE.part */
       v->recorder = NULL;
       mr_viewer_message(v, 1, "recording stopped: %s", err);
     }

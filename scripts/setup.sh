@@ -16,6 +16,7 @@ packages=(
   libmujoco-dev libmujoco-samples  # reference oracle for tests and benchmarks only
   python3-dev python3-numpy        # the Python module (import moreau)
   python3-pytest python3-h5py      # its tests (h5py reads recordings back independently)
+  clang libclang-rt-dev  # libFuzzer harnesses (scripts/fuzz.sh)
 )
 
 sudo_cmd=()

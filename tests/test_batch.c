@@ -186,6 +186,11 @@ static void test_failing_job(void) {
     MR_CHECK(strcmp(summary_get(&s, 0, "status"), "ok") == 0);
     MR_CHECK(strcmp(summary_get(&s, 1, "status"), "error") == 0);
     MR_CHECK(strstr(summary_get(&s, 1, "message"), "/nonexistent/dir/x.xml") != NULL);
+    /* a job that never ran has no numbers: empty fields, not zeros */
+    const char *numbers[] = {"steps_done", "sim_time", "used_dt", "energy_start", "rows", "used_solver"};
+    for (int k = 0; k < 6; k++)
+      MR_CHECK_MSG(strcmp(summary_get(&s, 1, numbers[k]), "") == 0, "error row: %s = '%s'", numbers[k],
+                   summary_get(&s, 1, numbers[k]));
     MR_CHECK(strcmp(summary_get(&s, 2, "status"), "ok") == 0);
     MR_CHECK(strcmp(summary_get(&s, 2, "name"), "third, quoted") == 0);
     MR_CHECK(strcmp(summary_get(&s, 2, "steps_done"), "50") == 0);
@@ -258,15 +263,21 @@ static void test_interrupted(void) {
   /* The signal goes once the first job is recording (its .part file exists), not after a
    * fixed delay: on a loaded machine or under the sanitizers, loading alone can outlast
    * any delay short enough to keep the test quick. */
-  char cmd[4096];
+  char cmd[4096], said[600];
+  snprintf(said, sizeof said, "%s/long.out", tmpdir);
   snprintf(cmd, sizeof cmd,
-           "'%s' batch '%s' --jobs 1 --out '%s' >/dev/null 2>&1 & pid=$!; i=0; "
+           "'%s' batch '%s' --jobs 1 --out '%s' >'%s' 2>/dev/null & pid=$!; i=0; "
            "while [ ! -e '%s/long_1.csv.part' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; "
            "sleep 0.3; kill -INT $pid; wait $pid",
-           MOREAU_BIN, jobs, out, out);
+           MOREAU_BIN, jobs, out, said, out);
   int raw = system(cmd);
   int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   MR_CHECK_MSG(status == 128 + SIGINT, "status %d", status);
+  /* the interrupted job is counted as such, not as a failure */
+  char *totals = mr_test_read_file(said);
+  MR_CHECK_MSG(totals && strstr(totals, "3 jobs: 0 ok, 0 failed, 1 interrupted, 2 not run"), "stdout: %s",
+               totals ? totals : "");
+  free(totals);
   summary s;
   MR_REQUIRE(summary_read(&s, out) == 0);
   MR_CHECK(s.nrows == 3);
@@ -301,7 +312,12 @@ static void test_bad_jobs(void) {
   expect_bad_jobs("clash.toml", "model = \"a.xml\"\nseed = 1..2\nrecord = \"same.csv\"\n", "clash.toml",
                   "same.csv");
   expect_bad_jobs("fields.csv", "model,steps\na.xml,1\na.xml,1,2\n", "fields.csv:3:", "3 fields");
-  expect_bad_jobs("empty.csv", "", "empty.csv", "header");
+  expect_bad_jobs("empty.csv", "", "empty.csv:1:", "header");
+  expect_bad_jobs("empty.toml", "# nothing\n\n", "empty.toml:2:", "no jobs");
+  expect_bad_jobs("header_only.csv", "model,steps\n", "header_only.csv:1:", "no jobs");
+  expect_bad_jobs("quote.toml", "steps = 3\nmodel = \"abc\n", "quote.toml:2:", "unterminated string");
+  expect_bad_jobs("quote_item.toml", "model = \"a.xml\"\nsolver = [pgs, \"admm]\n", "quote_item.toml:2:",
+                  "unterminated string");
   expect_bad_jobs("nul.csv", "model,steps\na.xml,abc\n", "nul.csv:2:", "abc");
   cli_result r = batch("", "batch '%s/nosuch.toml'", tmpdir);
   MR_CHECK(r.status == 2 && strstr(r.err, "nosuch.toml"));

@@ -153,7 +153,7 @@ static void mr_compiler_free(mr_compiler *c) {
 }
 
 static mr_model *mr_out_of_memory(mr_compiler *c, mr_model *m) {
-  mr_source src = {c->s->file, 0};
+  mr_source src = {c->s->file, 1};
   mr_errorf(c->err, c->errlen, src, "out of memory while compiling the model");
   mr_model_free(m);
   return NULL;
@@ -163,7 +163,7 @@ mr_model *mr_spec_compile(mr_spec *s, char *err, int errlen) {
   if (err && errlen > 0) err[0] = 0;
   mr_compiler c = {s, err, errlen, NULL, NULL, NULL, NULL};
   mr_model sizes, *m = NULL;
-  if (mr_compile_check_spec(&c) || mr_compile_check_tendons(&c) || mr_compile_check_sensors(&c) ||
+  if (mr_compile_check_spec(&c) || mr_compile_check_limits(&c) || mr_compile_check_tendons(&c) || mr_compile_check_sensors(&c) ||
       mr_compile_meshes(&c) || mr_compile_hfields(&c))
     goto fail;
   if (mr_order_geoms(&c) || mr_count_sizes(&c, &sizes)) {

@@ -38,6 +38,7 @@ typedef struct mr_compiler {
 } mr_compiler;
 
 int mr_compile_check_spec(mr_compiler *c);           /* references, finiteness, sizes */
+int mr_compile_check_limits(mr_compiler *c);         /* counts that size arrays (compile_limits.c) */
 int mr_compile_check_model(mr_compiler *c, mr_model *m); /* masses, inertias, keyframes */
 int mr_compile_meshes(mr_compiler *c);               /* load, recenter, hull */
 int mr_compile_hfields(mr_compiler *c);              /* load, normalize */

@@ -251,9 +251,9 @@ static int mr_check_filters(mr_compiler *c) {
 
 static int mr_check_options(mr_compiler *c) {
   const mr_option *o = &c->s->opt;
-  mr_source src = {c->s->file, 0};
-  if (!isfinite(o->timestep) || !(o->timestep > 0))
-    return MR_FAIL(src, "timestep must be positive, got %g", o->timestep);
+  mr_source src = {c->s->file, 1};
+  if (!isfinite(o->timestep) || !(o->timestep >= MR_MIN_TIMESTEP))
+    return MR_FAIL(src, "timestep must be at least %g s, got %g", MR_MIN_TIMESTEP, o->timestep);
   if (!mr_all_finite(o->gravity, 3) || !isfinite(o->tol))
     return MR_FAIL(src, "option has a non-finite number");
   return 0;
@@ -261,7 +261,7 @@ static int mr_check_options(mr_compiler *c) {
 
 int mr_compile_check_spec(mr_compiler *c) {
   if (c->s->nbodies < 1) {
-    mr_source src = {c->s->file, 0};
+    mr_source src = {c->s->file, 1};
     return MR_FAIL(src, "model has no world body");
   }
   if (mr_check_options(c) || mr_check_bodies(c) || mr_check_joints(c) || mr_check_geoms(c) ||

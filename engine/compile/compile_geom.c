@@ -227,12 +227,12 @@ static void mr_fill_meshes(mr_compiler *c, mr_model *m) {
       m->mesh_vert[3 * va + v] = cm->data.vert[v];
       m->mesh_normal[3 * va + v] = cm->data.normal[v];
     }
-    /* a mesh not read (only drawn, and nothing is) or without a hull has no arrays */
-    if (cm->data.nface)
+    if (cm->data.nface > 0)
       memcpy(m->mesh_face + 3 * fa, cm->data.face, 3 * sizeof(int) * (size_t)cm->data.nface);
     for (int v = 0; v < 3 * cm->hull.nvert; v++)
       m->mesh_hullvert[3 * hva + v] = cm->hull.vert[v];
-    if (cm->hull.nface)
+    /* a flat mesh's hull has vertices but no faces (and no face array) */
+    if (cm->hull.nface > 0)
       memcpy(m->mesh_hullface + 3 * hfa, cm->hull.face, 3 * sizeof(int) * (size_t)cm->hull.nface);
     va += cm->data.nvert;
     fa += cm->data.nface;

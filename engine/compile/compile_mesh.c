@@ -160,13 +160,13 @@ static int mr_mesh_use(const mr_compiler *c, int k) {
 
 /* Reads the mesh (its file or inline data): vertices moved to the mesh's frame. Returns the
  * MR_MESH_* flags, or -1 with err set. */
-static int mr_mesh_read(mr_compiler *c, int k) {
+static int mr_mesh_read(mr_compiler *c, int k, mr_mesh_budget *budget) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   const char *label = sm->name ? sm->name : sm->path;
   char msg[1024];
   if (sm->path) {
-    if (mr_mesh_load(sm->path, sm->scale, &cm->data, msg, sizeof msg))
+    if (mr_mesh_load_budget(sm->path, sm->scale, budget, &cm->data, msg, sizeof msg))
       return mr_errorf(c->err, c->errlen, sm->src, "%s", msg);
   } else if (mr_mesh_inline(sm, &cm->data)) {
     return mr_errorf(c->err, c->errlen, sm->src, "out of memory reading mesh '%s'", label);
@@ -197,8 +197,9 @@ static int mr_mesh_hull(mr_compiler *c, int k, int flags) {
 }
 
 /* From the cache when it holds the mesh (adding the hull it lacks), else from the file and
- * into the cache. Inline meshes and legacy inertia (exactmeshinertia="false") bypass it. */
-static int mr_mesh_compile_one(mr_compiler *c, int k, const char *cache) {
+ * into the cache. Inline meshes and legacy inertia (exactmeshinertia="false") bypass it.
+ * Files read count against the model's budget; a cached mesh was bounded when it was read. */
+static int mr_mesh_compile_one(mr_compiler *c, int k, const char *cache, mr_mesh_budget *budget) {
   const mr_spec_mesh *sm = &c->s->meshes[k];
   mr_compiled_mesh *cm = &c->meshes[k];
   int use = mr_mesh_use(c, k);
@@ -210,7 +211,7 @@ static int mr_mesh_compile_one(mr_compiler *c, int k, const char *cache) {
   if (keyed && mr_mesh_cache_load(cache, &key, cm, &flags)) {
     if (cm->volume > 0) mr_inertia_box(cm->inertia, cm->volume, cm->box);
   } else {
-    if ((flags = mr_mesh_read(c, k)) < 0) return -1;
+    if ((flags = mr_mesh_read(c, k, budget)) < 0) return -1;
     store = keyed;
   }
   if ((use & MR_MESH_USE_HULL) && !(flags & MR_MESH_HAS_HULL)) {
@@ -230,13 +231,17 @@ int mr_compile_meshes(mr_compiler *c) {
   if (c->s->nmeshes == 0) return 0;
   c->meshes = calloc((size_t)c->s->nmeshes, sizeof *c->meshes);
   if (!c->meshes) {
-    mr_source src = {c->s->file, 0};
+    mr_source src = {c->s->file, 1};
     return mr_errorf(c->err, c->errlen, src, "out of memory loading meshes");
   }
   char dir[4096];
   const char *cache = mr_mesh_cache_dir(dir, (int)sizeof dir) ? dir : NULL;
+  /* one budget for all of the model's mesh files: a thousand assets naming one large file
+   * cost what a thousand files would */
+  mr_mesh_budget budget;
+  mr_mesh_budget_init(&budget);
   for (int k = 0; k < c->s->nmeshes; k++)
-    if (mr_mesh_compile_one(c, k, cache)) return -1;
+    if (mr_mesh_compile_one(c, k, cache, &budget)) return -1;
   return 0;
 }
 

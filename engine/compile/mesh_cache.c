@@ -7,6 +7,9 @@
  * belongs to one machine. */
 #include "mesh_cache.h"
 
+#include "engine/core/file_read.h"
+#include "engine/io/mesh_io.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -54,16 +57,20 @@ static uint64_t checksum(const unsigned char *p, size_t n) {
 }
 
 int mr_mesh_key_make(const char *path, const double scale[3], mr_mesh_key *key) {
-  FILE *f = fopen(path, "rb");
+  /* a regular file, read no further than a mesh may be long: a FIFO or /dev/zero gets no
+   * key, and the loader then refuses it with its own message */
+  char why[200];
+  FILE *f = mr_file_open_regular(path, why, (int)sizeof why);
   if (!f) return -1;
   mr_hasher h = {0x6A09E667F3BCC908ull, 0xBB67AE8584CAA73Bull, 0};
   unsigned char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+  size_t n, total = 0;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && total <= (size_t)MR_MESH_MAX_BYTES) {
     /* chunks are multiples of 8 except the last, so words line up as in one pass */
     hasher_bytes(&h, buf, n);
+    total += n;
   }
-  int bad = ferror(f);
+  int bad = ferror(f) || total > (size_t)MR_MESH_MAX_BYTES;
   fclose(f);
   if (bad) return -1;
   hasher_word(&h, h.n);
@@ -178,21 +185,11 @@ int mr_mesh_cache_store(const char *dir, const mr_mesh_key *key, const mr_compil
 
 /* ------------------------------------------------------------------ reading */
 
+/* An entry file, regular and bounded like every file read (file_read.h). */
 static unsigned char *read_all(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  struct stat st;
-  unsigned char *buf = NULL;
-  if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < (1L << 31)) {
-    buf = malloc((size_t)st.st_size);
-    if (buf && fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-      free(buf);
-      buf = NULL;
-    }
-    *size = (size_t)st.st_size;
-  }
-  fclose(f);
-  return buf;
+  char *data = NULL, why[200];
+  if (mr_file_read_all(path, 1L << 30, &data, size, why, (int)sizeof why)) return NULL;
+  return (unsigned char *)data;
 }
 
 static int indices_valid(const int32_t *idx, uint64_t n, uint64_t bound) {

@@ -227,7 +227,21 @@ static size_t mr_model_bytes(const mr_model *m) {
   return bytes;
 }
 
+/* Every count small enough that the largest product in MR_MODEL_ARRAYS (11 x neq, nkey x
+ * nq) fits the int it is computed in: the compiler checks the sizes a file asks for
+ * (engine/compile/compile_limits.c); this is the allocator's own guard. */
+static int mr_model_sizes_ok(const mr_model *m) {
+  const int counts[] = {m->nq, m->nv, m->nbody, m->njnt, m->ngeom, m->nsite, m->ncam,
+                        m->nlight, m->nmesh, m->nmat, m->ntex, m->nu, m->neq, m->nexclude,
+                        m->npair, m->nkey, m->nmeshvert, m->nmeshface, m->nhullvert,
+                        m->nhullface, m->nM, m->nnames};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    if (counts[i] < 0 || counts[i] > (1 << 27)) return 0;
+  return (int64_t)m->nkey * (m->nq + m->nv + m->nu) <= (1 << 27);
+}
+
 mr_model *mr_model_alloc(const mr_model *sizes) {
+  if (!mr_model_sizes_ok(sizes)) return NULL;
   mr_model *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   *m = *sizes;

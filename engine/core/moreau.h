@@ -21,6 +21,10 @@ extern "C" {
 
 #define MR_VERSION_STRING "0.1.0"
 
+/* The smallest timestep a model or --dt may set (s): below it the stabilization terms,
+ * which divide by dt, overflow. */
+#define MR_MIN_TIMESTEP 1e-9
+
 /* ------------------------------------------------------------------ enums */
 
 typedef enum mr_joint_type {

@@ -10,9 +10,26 @@ typedef struct mr_mesh_data {
   int nvert, nface;
 } mr_mesh_data;
 
+/* Limits of one mesh file (after assimp joins identical vertices), and of all the mesh
+ * files of one model together (mr_mesh_budget): bounded memory and hull work whatever a
+ * file claims. */
+#define MR_MESH_MAX_VERT (1L << 21)
+#define MR_MESH_MAX_FACE (1L << 22)
+#define MR_MESH_MAX_BYTES (64L * 1024 * 1024)
+
+typedef struct mr_mesh_budget {
+  long bytes, vert, face; /* what the model's meshes may still add up to */
+} mr_mesh_budget;
+
+/* A model's budget: 256 MiB of files, 4M vertices, 8M triangles. */
+void mr_mesh_budget_init(mr_mesh_budget *b);
+
 /* Loads every sub-mesh of the file with its node transform applied, scaled by scale, as
- * one triangle mesh; computes vertex normals when the file has none. Returns 0, or -1 with
- * a reason (no file name, no newline) in msg. */
+ * one triangle mesh; computes vertex normals when the file has none. Only regular files are
+ * read (assimp's own opens included), within the budget (NULL: one model's worth). Returns
+ * 0, or -1 with a reason (no file name, no newline) in msg. */
+int mr_mesh_load_budget(const char *path, const double scale[3], mr_mesh_budget *budget,
+                        mr_mesh_data *out, char *msg, int msglen);
 int mr_mesh_load(const char *path, const double scale[3], mr_mesh_data *out, char *msg,
                  int msglen);
 void mr_mesh_data_free(mr_mesh_data *m);

@@ -8,11 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/core/file_read.h"
 #include "mesh_io.h"
 
-/* Vertices or faces of one mesh at most: far above any mesh a robot carries, far below
- * what would overflow the int indices or exhaust memory. */
-#define MR_MSH_MAX_COUNT (1 << 24)
+/* Any count of one mesh at most: the limit on a mesh file's triangles (mesh_io.h), so what
+ * is allocated from a header stays bounded as for every other mesh format. */
+#define MR_MSH_MAX_COUNT MR_MESH_MAX_FACE
 
 static int mr_msh_fail(char *msg, int msglen, const char *path, const char *what) {
   snprintf(msg, (size_t)msglen, "mesh file '%s': %s", path, what);
@@ -25,11 +26,9 @@ static int mr_msh_read(FILE *f, void *buf, size_t n) { return n == 0 || fread(bu
 int mr_mesh_load_msh(const char *path, const double scale[3], mr_mesh_data *out, char *msg,
                      int msglen) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(msg, (size_t)msglen, "mesh file '%s' not found or unreadable", path);
-    return -1;
-  }
+  char why[200];
+  FILE *f = mr_file_open_regular(path, why, (int)sizeof why);
+  if (!f) return mr_msh_fail(msg, msglen, path, why);
   struct stat st;
   int32_t count[4];
   if (fstat(fileno(f), &st) != 0 || mr_msh_read(f, count, sizeof count)) {

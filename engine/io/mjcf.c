@@ -321,7 +321,8 @@ static int mjcf_parse_option(mjcf_ctx *c, const xmlNode *n) {
   mr_option *o = &c->s->opt;
   double dt = o->timestep;
   if (mjcf_doubles(c, n, "timestep", &dt, 1, 1) < 0) return -1;
-  if (!(dt > 0)) return mjcf_fail(c, n, "option timestep must be positive");
+  if (!(dt >= MR_MIN_TIMESTEP))
+    return mjcf_fail(c, n, "option timestep %g is below the smallest step, %g s", dt, MR_MIN_TIMESTEP);
   o->timestep = dt;
   if (mjcf_doubles(c, n, "gravity", o->gravity, 3, 3) < 0) return -1;
   if (mjcf_doubles(c, n, "magnetic", o->magnetic, 3, 3) < 0) return -1;
@@ -331,10 +332,15 @@ static int mjcf_parse_option(mjcf_ctx *c, const xmlNode *n) {
       o->integrator = MR_INT_EULER;
     } else if (strcmp(integ, "midpoint") == 0) {
       o->integrator = MR_INT_MIDPOINT;
-    } else {
+    } else if (strcmp(integ, "RK4") == 0 || strcmp(integ, "implicit") == 0 ||
+               strcmp(integ, "implicitfast") == 0) {
+      /* MuJoCo's other integrators: a valid file, stepped with Euler */
       o->integrator = MR_INT_EULER;
-      mr_warnf(c->s->quiet, mjcf_src(c, n), "integrator \"%.40s\" is not supported; using Euler",
+      mr_warnf(c->s->quiet, mjcf_src(c, n), "integrator \"%s\" is not supported; using Euler",
                integ);
+    } else {
+      return mjcf_fail(c, n, "option integrator: unknown value '%.40s' (expected Euler, RK4, "
+                       "implicit, implicitfast or midpoint)", integ);
     }
   }
   for (const xmlNode *ch = n->children; ch; ch = ch->next) {
@@ -422,11 +428,11 @@ int mr_mjcf_parse(mr_spec *s, const char *path, char *err, int errlen) {
   c.file = mr_spec_strdup(s, path);
   c.degree = 1;
   memcpy(c.eulerseq, "xyz", 4);
-  if (!c.file) return mr_errorf(err, errlen, (mr_source){path, 0}, "out of memory");
+  if (!c.file) return mr_errorf(err, errlen, (mr_source){path, 1}, "out of memory");
   const char *slash = strrchr(path, '/');
   if (slash) {
     size_t n = (size_t)(slash - path) + 1;
-    if (n >= sizeof c.dir) return mr_errorf(err, errlen, (mr_source){path, 0}, "path too long");
+    if (n >= sizeof c.dir) return mr_errorf(err, errlen, (mr_source){path, 1}, "path too long");
     memcpy(c.dir, path, n);
     c.dir[n] = 0;
   }
@@ -437,13 +443,14 @@ int mr_mjcf_parse(mr_spec *s, const char *path, char *err, int errlen) {
   c.classes = calloc(1, sizeof *c.classes);
   if (!c.classes) {
     mjcf_ctx_free(&c);
-    return mr_errorf(err, errlen, (mr_source){path, 0}, "out of memory");
+    return mr_errorf(err, errlen, (mr_source){path, 1}, "out of memory");
   }
   c.nclasses = c.capclasses = 1;
   mjcf_class_init_main(&c.classes[0]);
 
   int rc = mjcf_expand_includes(&c);
   if (rc == 0) rc = mjcf_parse_root(&c, xmlDocGetRootElement(c.doc));
+  if (rc == 0) rc = mr_spec_check_unique_names(s, err, errlen);
   mjcf_ctx_free(&c);
   return rc;
 }

@@ -115,6 +115,7 @@ void mr_spec_free(mr_spec *s) {
   free(s->wraps);
   free(s->sensors);
   free(s->hfields);
+  mr_spec_names_free(s);
   free(s);
 }
 
@@ -371,25 +372,3 @@ int mr_spec_add_hfield(mr_spec *s, mr_source src) {
   s->hfields[i].src = src;
   return i;
 }
-
-/* Linear name search over any element array whose struct has a `name` member. */
-#define MR_SPEC_FIND(arr, name_)                                         \
-  do {                                                                   \
-    if (!(name_)) return -1;                                             \
-    for (int i_ = 0; i_ < s->n##arr; i_++)                               \
-      if (s->arr[i_].name && strcmp(s->arr[i_].name, (name_)) == 0) return i_; \
-    return -1;                                                           \
-  } while (0)
-
-int mr_spec_find_body(const mr_spec *s, const char *name) { MR_SPEC_FIND(bodies, name); }
-int mr_spec_find_joint(const mr_spec *s, const char *name) { MR_SPEC_FIND(joints, name); }
-int mr_spec_find_geom(const mr_spec *s, const char *name) { MR_SPEC_FIND(geoms, name); }
-int mr_spec_find_mesh(const mr_spec *s, const char *name) { MR_SPEC_FIND(meshes, name); }
-int mr_spec_find_material(const mr_spec *s, const char *name) { MR_SPEC_FIND(materials, name); }
-int mr_spec_find_texture(const mr_spec *s, const char *name) { MR_SPEC_FIND(textures, name); }
-int mr_spec_find_site(const mr_spec *s, const char *name) { MR_SPEC_FIND(sites, name); }
-int mr_spec_find_tendon(const mr_spec *s, const char *name) { MR_SPEC_FIND(tendons, name); }
-int mr_spec_find_camera(const mr_spec *s, const char *name) { MR_SPEC_FIND(cameras, name); }
-int mr_spec_find_actuator(const mr_spec *s, const char *name) { MR_SPEC_FIND(actuators, name); }
-int mr_spec_find_hfield(const mr_spec *s, const char *name) { MR_SPEC_FIND(hfields, name); }
-int mr_spec_find_sensor(const mr_spec *s, const char *name) { MR_SPEC_FIND(sensors, name); }

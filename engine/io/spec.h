@@ -256,6 +256,7 @@ typedef struct mr_spec {
   MR_SPEC_ARRAY(mr_spec_hfield, hfields);
 
   struct mr_spec_pool *pool; /* interned strings and key arrays */
+  struct mr_spec_names *names; /* name lookup tables, built as lookups ask (spec_names.c) */
 } mr_spec;
 
 /* Creates a spec with the world body (index 0) and MuJoCo's default options
@@ -293,7 +294,7 @@ int mr_spec_add_wrap(mr_spec *s, int tendon, int type, int obj, mr_source src);
 int mr_spec_add_sensor(mr_spec *s, mr_source src);
 int mr_spec_add_hfield(mr_spec *s, mr_source src);
 
-/* Lookups by name (linear; used while parsing): -1 if absent. */
+/* Lookups by name (hashed, spec_names.c; used while parsing): -1 if absent. */
 int mr_spec_find_body(const mr_spec *s, const char *name);
 int mr_spec_find_joint(const mr_spec *s, const char *name);
 int mr_spec_find_geom(const mr_spec *s, const char *name);
@@ -306,6 +307,12 @@ int mr_spec_find_camera(const mr_spec *s, const char *name);
 int mr_spec_find_actuator(const mr_spec *s, const char *name);
 int mr_spec_find_hfield(const mr_spec *s, const char *name);
 int mr_spec_find_sensor(const mr_spec *s, const char *name);
+void mr_spec_names_free(mr_spec *s);
+
+/* MuJoCo's rule: no two bodies (joints, geoms, sites, cameras, lights, meshes, materials,
+ * textures, actuators, equalities, keyframes, tendons, sensors, hfields) share a name. 0, or -1 with "FILE:LINE:
+ * repeated name 'x' in body (first at FILE:LINE)" in err. */
+int mr_spec_check_unique_names(const mr_spec *s, char *err, int errlen);
 
 /* Turns the spec into a model. On error returns NULL and writes "FILE:LINE: message". The
  * constants that need the dynamics (tendon_length0, a tendon_lengthspring left at -1,

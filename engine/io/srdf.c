@@ -139,7 +139,7 @@ int mr_srdf_apply(mr_urdf *u) {
   }
   const char *file = mr_spec_strdup(u->s, path);
   if (!file) {
-    mr_source src = {u->file, 0};
+    mr_source src = {u->file, 1};
     return mr_errorf(u->err, u->errlen, src, "out of memory");
   }
   xmlDoc *doc = mr_xml_read(file, u->err, u->errlen);

@@ -47,7 +47,7 @@ const xmlNode *mr_urdf_child(const xmlNode *node, const char *name) {
 }
 
 static int mr_urdf_oom(mr_urdf *u) {
-  mr_source src = {u->file, 0};
+  mr_source src = {u->file, 1};
   return mr_errorf(u->err, u->errlen, src, "out of memory");
 }
 
@@ -505,6 +505,7 @@ int mr_urdf_exclude(mr_urdf *u, int body1, int body2, mr_source src) {
 
 /* <mimic joint multiplier offset>: q_this = offset + multiplier * q_other. */
 static int mr_urdf_mimics(mr_urdf *u) {
+  if (mr_urdf_check_mimic_cycles(u) < 0) return -1;
   int nfixed = 0;
   mr_source first_fixed = {u->file, 0};
   const char *first_name = "";

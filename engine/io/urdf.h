@@ -111,6 +111,9 @@ int mr_urdf_exclude(mr_urdf *u, int body1, int body2, mr_source src);
  * use for the base pose; --floating names its free joint so. */
 #define MR_URDF_ROOT_JOINT "root_joint"
 
+/* urdf_mimic.c: -1 (err set) if mimic joints mimic each other around a loop. */
+int mr_urdf_check_mimic_cycles(mr_urdf *u);
+
 /* srdf.c: applies the robot's SRDF, if any: <disable_collisions> and <group_state>. */
 int mr_srdf_apply(mr_urdf *u);
 /* Notes an SRDF name the URDF lacks (reported once, with the others, at the end). */

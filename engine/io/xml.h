@@ -12,9 +12,26 @@
 #include "spec.h"
 
 #define MR_XML_MAX_BYTES (64L * 1024 * 1024)
+/* Elements and attributes of one model, all of its files together: the document's memory
+ * (a few hundred bytes a node) stays well under a gigabyte whatever the file holds. */
+#define MR_XML_MAX_NODES 1000000L
 
-/* Parses path; NULL with err set on failure (missing file, too large, malformed). */
+/* What the files of one model may still add up to (an MJCF file and all its includes). */
+typedef struct mr_xml_budget {
+  long bytes;
+  long nodes;
+} mr_xml_budget;
+
+/* Parses path; NULL with err set on failure (missing file, not a regular file, too large,
+ * malformed). Problems with the file as a whole are reported at line 1. */
 xmlDoc *mr_xml_read(const char *path, char *err, int errlen);
+
+/* The same, drawing the file's bytes and nodes from budget, and reporting problems with
+ * the file as a whole (missing, a directory, too large) at blame, e.g. the <include>
+ * element that names it. libxml2's own messages never reach stderr: the first becomes
+ * part of the one error line. */
+xmlDoc *mr_xml_read_budget(const char *path, mr_source blame, mr_xml_budget *budget, char *err,
+                           int errlen);
 
 /* Source location of a node (file must outlive the result, e.g. interned in a spec). */
 mr_source mr_xml_source(const char *file, const xmlNode *node);

@@ -7,25 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/file_read.h"
+
+/* Numbers a schedule may hold (rows x columns): 256 MiB of doubles. */
+#define MR_CTRL_MAX_VALUES (32L * 1024 * 1024)
+
 typedef struct ctrl_reader {
   const char *path;
-  FILE *file;
-  char *line;
-  size_t cap;
+  mr_line_reader in; /* regular files only, lines of bounded length */
+  char *line;        /* in.line */
   long lineno;
+  char why[256];
+  int failed;    /* a line could not be read: why says why */
   int time_col;  /* index of the time column among all columns */
   int ncols;     /* columns in the header */
   int *col_slot; /* ncols: the schedule column of each file column, -1 for time */
   long rows_cap;
 } ctrl_reader;
 
-/* Strips the line end (LF or CRLF). */
+/* 0 with a line (its end stripped), -1 at the end of the file or on a failure. */
 static int ctrl_read_line(ctrl_reader *r) {
-  ssize_t n = getline(&r->line, &r->cap, r->file);
-  if (n < 0) return -1;
-  r->lineno++;
-  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = 0;
-  return 0;
+  int rc = mr_line_read(&r->in, r->why, (int)sizeof r->why);
+  r->line = r->in.line;
+  r->lineno = r->in.lineno;
+  if (rc < 0) r->failed = 1;
+  return rc == 1 ? 0 : -1;
+}
+
+static int ctrl_read_failed(const ctrl_reader *r, char *err, int errlen) {
+  snprintf(err, (size_t)errlen, "%s:%ld: %s", r->path, r->lineno > 0 ? r->lineno : 1, r->why);
+  return -1;
 }
 
 /* Trims spaces around a field in place. */
@@ -42,10 +53,14 @@ static int ctrl_count_fields(const char *s) {
   return n;
 }
 
-/* Maps each header field to the time column or an actuator. */
+static int ctrl_map_columns(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model *m,
+                            int *column_of, char *err, int errlen);
+
+/* Reads the header and maps each field to the time column or an actuator. */
 static int ctrl_parse_header(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model *m, char *err,
                              int errlen) {
   if (ctrl_read_line(r)) {
+    if (r->failed) return ctrl_read_failed(r, err, errlen);
     snprintf(err, (size_t)errlen, "%s:1: empty file (expected a header: time and actuator names)",
              r->path);
     return -1;
@@ -53,10 +68,20 @@ static int ctrl_parse_header(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model
   r->ncols = ctrl_count_fields(r->line);
   r->col_slot = malloc(sizeof *r->col_slot * (size_t)r->ncols);
   s->actuator = malloc(sizeof *s->actuator * (size_t)r->ncols);
-  if (!r->col_slot || !s->actuator) {
-    snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
+  /* which actuators have a column already: a repeat is found in O(1) */
+  int *column_of = calloc((size_t)m->nu + 1, sizeof *column_of);
+  if (!r->col_slot || !s->actuator || !column_of) {
+    free(column_of);
+    snprintf(err, (size_t)errlen, "%s:1: out of memory", r->path);
     return -1;
   }
+  int rc = ctrl_map_columns(r, s, m, column_of, err, errlen);
+  free(column_of);
+  return rc;
+}
+
+static int ctrl_map_columns(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model *m,
+                            int *column_of, char *err, int errlen) {
   r->time_col = -1;
   char *save = NULL;
   char *field = strtok_r(r->line, ",", &save);
@@ -73,11 +98,10 @@ static int ctrl_parse_header(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model
                r->path, r->lineno, i + 1, name);
       return -1;
     }
-    for (int k = 0; k < s->ncol; k++)
-      if (s->actuator[k] == id) {
-        snprintf(err, (size_t)errlen, "%s:%ld: actuator '%s' has two columns", r->path, r->lineno, name);
-        return -1;
-      }
+    if (column_of[id]++) {
+      snprintf(err, (size_t)errlen, "%s:%ld: actuator '%s' has two columns", r->path, r->lineno, name);
+      return -1;
+    }
     r->col_slot[i] = s->ncol;
     s->actuator[s->ncol++] = id;
   }
@@ -90,7 +114,10 @@ static int ctrl_parse_header(ctrl_reader *r, mr_ctrl_schedule *s, const mr_model
 
 static int ctrl_grow(ctrl_reader *r, mr_ctrl_schedule *s) {
   if (s->nrows < r->rows_cap) return 0;
+  long limit = MR_CTRL_MAX_VALUES / (s->ncol + 1);
+  if (s->nrows >= limit) return -2;
   long cap = r->rows_cap ? 2 * r->rows_cap : 64;
+  if (cap > limit) cap = limit;
   double *time = realloc(s->time, sizeof *time * (size_t)cap);
   if (!time) return -1;
   s->time = time;
@@ -105,6 +132,7 @@ static int ctrl_parse_number(const char *text, double *x) {
   char *end;
   errno = 0;
   *x = strtod(text, &end);
+  if (strpbrk(text, "xX")) return -1; /* strtod's hexadecimal floats */
   return errno || end == text || *end || !isfinite(*x) ? -1 : 0;
 }
 
@@ -140,12 +168,19 @@ static int ctrl_parse_row(ctrl_reader *r, mr_ctrl_schedule *s, char *err, int er
 static int ctrl_parse_rows(ctrl_reader *r, mr_ctrl_schedule *s, char *err, int errlen) {
   while (ctrl_read_line(r) == 0) {
     if (ctrl_trim(r->line)[0] == 0) continue; /* blank lines, e.g. at the end */
-    if (ctrl_grow(r, s)) {
-      snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
+    int grown = ctrl_grow(r, s);
+    if (grown == -2) {
+      snprintf(err, (size_t)errlen, "%s:%ld: more than %ld control values (the limit)", r->path,
+               r->lineno, MR_CTRL_MAX_VALUES);
+      return -1;
+    }
+    if (grown) {
+      snprintf(err, (size_t)errlen, "%s:%ld: out of memory", r->path, r->lineno);
       return -1;
     }
     if (ctrl_parse_row(r, s, err, errlen)) return -1;
   }
+  if (r->failed) return ctrl_read_failed(r, err, errlen);
   if (s->nrows == 0) {
     snprintf(err, (size_t)errlen, "%s:%ld: no rows of controls after the header", r->path,
              r->lineno + 1);
@@ -160,15 +195,13 @@ int mr_ctrl_schedule_load(mr_ctrl_schedule *s, const char *path, const mr_model 
   ctrl_reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
-  r.file = fopen(path, "r");
-  if (!r.file) {
-    snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+  if (mr_line_reader_open(&r.in, path, 0, r.why, (int)sizeof r.why)) {
+    snprintf(err, (size_t)errlen, "%s:1: %s", path, r.why);
     return -1;
   }
   int rc = ctrl_parse_header(&r, s, m, err, errlen);
   if (rc == 0) rc = ctrl_parse_rows(&r, s, err, errlen);
-  fclose(r.file);
-  free(r.line);
+  mr_line_reader_close(&r.in);
   free(r.col_slot);
   if (rc) mr_ctrl_schedule_free(s);
   return rc;

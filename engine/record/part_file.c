@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 int mr_path_has_extension(const char *path, const char *ext) {
   const char *dot = strrchr(path, '.');
@@ -51,31 +52,57 @@ int mr_part_file_open(mr_part_file *f, const char *path, char *err, int errlen) 
 
 int mr_part_file_check(const mr_part_file *f, char *err, int errlen) {
   if (!f->file || !ferror(f->file)) return 0;
-  snprintf(err, (size_t)errlen, "%s: write error: %s", f->part_path, strerror(errno));
+  snprintf(err, (size_t)errlen, "%s: write error: %s (the rows before it are kept there)",
+           f->part_path, strerror(errno));
   return -1;
 }
 
 int mr_part_file_commit(mr_part_file *f, char *err, int errlen) {
   /* fclose reports what buffered writes could not (a full disk shows up here). */
-  int failed = 0, close_failed = 0;
+  int failed = 0, e = 0;
   if (f->file) {
     failed = fflush(f->file) != 0 || ferror(f->file);
-    close_failed = fclose(f->file) != 0;
+    e = errno;
+    if (fclose(f->file) != 0 && !failed) {
+      failed = 1;
+      e = errno;
+    }
     f->file = NULL;
   }
-  if (failed || close_failed) {
-    snprintf(err, (size_t)errlen, "%s: write error: %s", f->part_path, strerror(errno));
-    mr_part_file_abort(f);
+  if (failed) {
+    snprintf(err, (size_t)errlen, "%s: write error: %s (the rows before it are kept there)",
+             f->part_path, strerror(e));
+    part_release(f);
     return -1;
   }
   if (rename(f->part_path, f->path) != 0) {
-    snprintf(err, (size_t)errlen, "%s: cannot rename to %s: %s", f->part_path, f->path,
-             strerror(errno));
-    mr_part_file_abort(f);
+    snprintf(err, (size_t)errlen, "%s: cannot rename to %s: %s (the rows are kept there)",
+             f->part_path, f->path, strerror(errno));
+    part_release(f);
     return -1;
   }
   part_release(f);
   return 0;
+}
+
+void mr_part_file_keep(mr_part_file *f) { part_release(f); }
+
+int mr_part_file_set_aside(const char *path, char *msg, int msglen) {
+  char part[4096], aside[4120];
+  if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) return 0;
+  struct stat st;
+  if (lstat(part, &st) != 0) return 0;
+  for (int n = 1; n < 1000; n++) {
+    snprintf(aside, sizeof aside, "%s.%d", part, n);
+    if (lstat(aside, &st) == 0) continue;
+    if (rename(part, aside) != 0) break;
+    snprintf(msg, (size_t)msglen,
+             "warning: %s was left by an earlier run that did not finish; kept as %s", part, aside);
+    return 1;
+  }
+  snprintf(msg, (size_t)msglen, "%s: left by an earlier run, and cannot be set aside: %s", part,
+           strerror(errno));
+  return -1;
 }
 
 void mr_part_file_abort(mr_part_file *f) {

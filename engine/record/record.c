@@ -65,6 +65,13 @@ int mr_recorder_finish(mr_recorder *r, char *err, int errlen) {
   return rc;
 }
 
+void mr_recorder_keep(mr_recorder *r) {
+  if (!r) return;
+  if (r->csv) mr_record_csv_keep(r->csv);
+  if (r->h5) mr_record_h5_keep(r->h5);
+  free(r);
+}
+
 void mr_recorder_abort(mr_recorder *r) {
   if (!r) return;
   if (r->csv) mr_record_csv_abort(r->csv);

@@ -13,8 +13,8 @@
  * with the run (H5S_UNLIMITED), so memory stays flat however long the run:
  *   /time (rows)            simulated time of the state
  *   /qpos (rows x nq)       /qvel (rows x nv)
- *   /ctrl (rows x nu)       the controls in d->ctrl when the row was taken: with --ctrl,
- *                           those applied over the step that starts at this row's time
+ *   /ctrl (rows x nu)       the controls applied over the step that starts at this row's
+ *                           time: d->ctrl clamped to ctrlrange as the actuators use it
  *   /ncon (int, rows)       contacts found by the step that produced the row
  *   /iters (int, rows)      solver iterations of that step
  *   /residual (rows)        the solver's final residual
@@ -28,15 +28,17 @@
  *                           (columns, as in the CSV header) and the sensors (names, types,
  *                           adr, dim)
  * and the root attributes model, solver, integrator, timestep, moreau_version, nq, nv, nu,
- * na, nsensordata. A row's position and velocity sensors are those of its state
+ * na, nsensordata, complete. No object carries a time stamp: identical runs write
+ * identical bytes. A row's position and velocity sensors are those of its state
  * (mr_sensors_state, called by the writer's caller); its acceleration and force sensors
  * those of the step that ended at it (0 in row 0, which no step produced).
  * Row 0 is the initial state: it came from no step, so its step statistics are zero.
  *
  * Nothing is lost:
  * - A recording is written to "FILE.part" beside FILE and renamed to FILE only by
- *   mr_recorder_finish, so a file under its final name is always complete; a failed or
- *   aborted recording leaves nothing behind.
+ *   mr_recorder_finish, so a file under its final name is always complete. A recording
+ *   whose writes fail (a full disk) stays FILE.part with the rows that reached the disk;
+ *   HDF5 files also carry a root attribute complete = 0 until they are finished.
  * - Rows are kept in memory and flushed to FILE.part every MR_RECORD_FLUSH_ROWS rows or
  *   MR_RECORD_FLUSH_SECONDS of wall time, whichever comes first. A CSV flush is one write of
  *   whole rows; an HDF5 flush extends the datasets, writes the rows and calls H5Fflush, and
@@ -75,9 +77,12 @@ int mr_recorder_write(mr_recorder *r, const mr_data *d, double energy, char *err
 /* Writes out the rows kept in memory now (the recorder also does so by itself). */
 int mr_recorder_flush(mr_recorder *r, char *err, int errlen);
 
-/* Flushes, closes and renames FILE.part to FILE, then frees r. On failure removes FILE.part
- * and returns -1 with one line in err. */
+/* Flushes, closes and renames FILE.part to FILE, then frees r. On failure keeps FILE.part
+ * (every row that reached it) and returns -1 with one line in err. */
 int mr_recorder_finish(mr_recorder *r, char *err, int errlen);
+
+/* After a failed write: closes and keeps FILE.part as it is, and frees r. */
+void mr_recorder_keep(mr_recorder *r);
 
 /* Closes, removes FILE.part and frees r (NULL is fine). */
 void mr_recorder_abort(mr_recorder *r);
@@ -95,6 +100,7 @@ mr_record_csv *mr_record_csv_open(const mr_model *m, const char *path, char *err
 int mr_record_csv_write(mr_record_csv *r, const mr_data *d, double energy, char *err, int errlen);
 int mr_record_csv_flush(mr_record_csv *r, char *err, int errlen);
 int mr_record_csv_finish(mr_record_csv *r, char *err, int errlen);
+void mr_record_csv_keep(mr_record_csv *r);
 void mr_record_csv_abort(mr_record_csv *r);
 
 mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char *path, char *err,
@@ -102,6 +108,7 @@ mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char 
 int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *err, int errlen);
 int mr_record_h5_flush(mr_record_h5 *r, char *err, int errlen);
 int mr_record_h5_finish(mr_record_h5 *r, char *err, int errlen);
+void mr_record_h5_keep(mr_record_h5 *r);
 void mr_record_h5_abort(mr_record_h5 *r);
 
 /* Monotonic wall-clock seconds, for the flush interval. */

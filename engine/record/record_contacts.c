@@ -54,6 +54,12 @@ int mr_contact_recorder_finish(mr_contact_recorder *r, char *err, int errlen) {
   return rc;
 }
 
+void mr_contact_recorder_keep(mr_contact_recorder *r) {
+  if (!r) return;
+  mr_part_file_keep(&r->out);
+  free(r);
+}
+
 void mr_contact_recorder_abort(mr_contact_recorder *r) {
   if (!r) return;
   mr_part_file_abort(&r->out);

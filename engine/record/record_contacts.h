@@ -26,9 +26,12 @@ mr_contact_recorder *mr_contact_recorder_open(const char *path, char *err, int e
 int mr_contact_recorder_write(mr_contact_recorder *r, long step, double time, const mr_data *d,
                               char *err, int errlen);
 
-/* Flushes, closes and renames FILE.part to FILE, then frees r; on failure removes the
- * .part file and returns -1 with one line in err. */
+/* Flushes, closes and renames FILE.part to FILE, then frees r; on failure keeps the .part
+ * file with what reached it and returns -1 with one line in err. */
 int mr_contact_recorder_finish(mr_contact_recorder *r, char *err, int errlen);
+
+/* After a failed write: closes and keeps FILE.part, and frees r. */
+void mr_contact_recorder_keep(mr_contact_recorder *r);
 
 /* Closes, removes FILE.part and frees r (NULL is fine). */
 void mr_contact_recorder_abort(mr_contact_recorder *r);

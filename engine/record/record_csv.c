@@ -54,7 +54,8 @@ int mr_record_csv_flush(mr_record_csv *r, char *err, int errlen) {
   r->len = 0;
   r->pending = 0;
   if (!failed) return 0;
-  snprintf(err, (size_t)errlen, "%s: write error: %s", r->out.part_path, strerror(errno));
+  snprintf(err, (size_t)errlen, "%s: write error: %s (the rows before it are kept there)",
+           r->out.part_path, strerror(errno));
   return -1;
 }
 
@@ -133,10 +134,16 @@ int mr_record_csv_write(mr_record_csv *r, const mr_data *d, double energy, char 
 
 int mr_record_csv_finish(mr_record_csv *r, char *err, int errlen) {
   int rc = mr_record_csv_flush(r, err, errlen);
-  if (rc) mr_part_file_abort(&r->out);
+  if (rc) mr_part_file_keep(&r->out);
   else rc = mr_part_file_commit(&r->out, err, errlen);
   csv_free(r);
   return rc;
+}
+
+void mr_record_csv_keep(mr_record_csv *r) {
+  if (!r) return;
+  mr_part_file_keep(&r->out);
+  csv_free(r);
 }
 
 void mr_record_csv_abort(mr_record_csv *r) {

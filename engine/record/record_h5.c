@@ -2,9 +2,20 @@
  *
  * Rows wait in per-dataset memory blocks of MR_RECORD_FLUSH_ROWS rows; a flush extends every
  * dataset, writes the block and calls H5Fflush. Between flushes the library is not called,
- * so the file on disk stays exactly as the last flush left it: complete and readable. */
+ * so the file on disk stays exactly as the last flush left it: complete and readable.
+ *
+ * Failures: the message is the innermost one of libhdf5's error stack (for a full disk,
+ * the system's "No space left on device"). A file whose close fails stays half-closed in
+ * the library, and libhdf5 1.10's own exit handler then crashes trying to close it again
+ * (H5F__close_cb): the handler is not installed (H5dont_atexit), so a full disk ends the
+ * run with its error line and exit status, never a segfault. */
+#include <errno.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +38,16 @@ typedef struct h5_column {
   int *ibuf;
 } h5_column;
 
+/* Why libhdf5 failed: the innermost message of its error stack. */
+typedef struct h5_reason {
+  char text[200];
+  int from_system; /* text is the system's message (errno's) */
+} h5_reason;
+
 struct mr_record_h5 {
   mr_part_file names;
+  const mr_model *m; /* for the control ranges */
+  h5_reason why;     /* the first failure of the current operation */
   hid_t file;
   h5_column col[H5_NCOLUMNS];
   long rows_on_disk;
@@ -105,7 +124,9 @@ static hid_t h5_create_dataset(hid_t file, const h5_column *c) {
   hid_t space = H5Screate_simple(c->rank, dims, maxdims);
   hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
   hid_t dset = H5I_INVALID_HID;
-  if (space >= 0 && plist >= 0 && H5Pset_chunk(plist, c->rank, chunk) >= 0) {
+  /* no creation and modification times: identical runs, identical bytes */
+  if (space >= 0 && plist >= 0 && H5Pset_chunk(plist, c->rank, chunk) >= 0 &&
+      H5Pset_obj_track_times(plist, 0) >= 0) {
     hid_t type = c->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
     dset = H5Dcreate2(file, c->name, type, space, H5P_DEFAULT, plist, H5P_DEFAULT);
   }
@@ -219,13 +240,72 @@ static int h5_write_attributes(mr_record_h5 *r, const mr_model *m, const mr_data
   for (int i = 0; i < 5; i++)
     rc |= h5_attr_number(r->file, size_names[i], H5T_STD_I32LE, H5T_NATIVE_INT, &sizes[i]);
   rc |= h5_sensor_attributes(r->col[H5_SENSORDATA].dset, m);
+  const int incomplete = 0;
+  rc |= h5_attr_number(r->file, "complete", H5T_STD_I32LE, H5T_NATIVE_INT, &incomplete);
   return rc;
 }
 
+/* Marks the file complete (rewrites the attribute in place: no new space needed). */
+static int h5_mark_complete(mr_record_h5 *r) {
+  const int complete = 1;
+  hid_t attr = H5Aopen(r->file, "complete", H5P_DEFAULT);
+  if (attr < 0) return -1;
+  int rc = H5Awrite(attr, H5T_NATIVE_INT, &complete) < 0 ? -1 : 0;
+  if (H5Aclose(attr) < 0) rc = -1;
+  return rc;
+}
+
+/* The innermost message of libhdf5's error stack, where the cause is (the system's reason
+ * for a failed write: "No space left on device"). The stack is read the moment a call
+ * fails, by an automatic error handler installed around each operation: the clean-up calls
+ * that follow a failure would clear it. */
+/* Walked from the innermost entry out: the first description wins, unless a later one
+ * quotes the system's message ("..., errno = 28, error message = 'No space left on
+ * device'"), which says most. */
+static herr_t h5_reason_walk(unsigned n, const H5E_error2_t *e, void *data) {
+  (void)n;
+  h5_reason *r = data;
+  if (!e->desc || !e->desc[0] || r->from_system) return 0;
+  const char *quoted = strstr(e->desc, "error message = '");
+  if (quoted) {
+    quoted += strlen("error message = '");
+    size_t len = strcspn(quoted, "'");
+    snprintf(r->text, sizeof r->text, "%.*s", (int)(len < 150 ? len : 150), quoted);
+    r->from_system = 1;
+  } else if (!r->text[0]) {
+    snprintf(r->text, sizeof r->text, "%.150s", e->desc);
+  }
+  return 0;
+}
+
+static herr_t h5_reason_auto(hid_t stack, void *data) {
+  h5_reason *r = data;
+  if (!r->text[0]) H5Ewalk2(stack, H5E_WALK_UPWARD, h5_reason_walk, r);
+  return 0;
+}
+
+/* From now until h5_uncatch, the first failure's reason lands in r->why. */
+static void h5_catch(mr_record_h5 *r) {
+  r->why.text[0] = 0;
+  r->why.from_system = 0;
+  H5Eset_auto2(H5E_DEFAULT, h5_reason_auto, &r->why);
+}
+
+static void h5_uncatch(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static const char *h5_why(const mr_record_h5 *r) { return r->why.text[0] ? r->why.text : "HDF5 error"; }
+
 static int h5_create(mr_record_h5 *r, const mr_model *m, const mr_data *d) {
   /* The earliest format (the default): no "open for writing" mark a killed writer would
-   * leave behind for readers to trip on. */
-  r->file = H5Fcreate(r->names.part_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+   * leave behind for readers to trip on. The root group carries no time stamps either. */
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (fcpl < 0) return -1;
+  if (H5Pset_obj_track_times(fcpl, 0) < 0) {
+    H5Pclose(fcpl);
+    return -1;
+  }
+  r->file = H5Fcreate(r->names.part_path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+  H5Pclose(fcpl);
   if (r->file < 0) return -1;
   for (int i = 0; i < H5_NCOLUMNS; i++) {
     r->col[i].dset = h5_create_dataset(r->file, &r->col[i]);
@@ -237,12 +317,14 @@ static int h5_create(mr_record_h5 *r, const mr_model *m, const mr_data *d) {
 
 mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char *path, char *err,
                                 int errlen) {
+  H5dont_atexit(); /* see the top of the file; fails harmlessly once the library is up */
   mr_record_h5 *r = calloc(1, sizeof *r);
   if (!r) {
     snprintf(err, (size_t)errlen, "%s: out of memory", path);
     return NULL;
   }
   r->file = H5I_INVALID_HID;
+  r->m = m;
   h5_define_columns(r, m);
   if (mr_part_file_name(&r->names, path, err, errlen)) {
     h5_free(r);
@@ -253,9 +335,13 @@ mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char 
     mr_record_h5_abort(r);
     return NULL;
   }
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
-  if (h5_create(r, m, d)) {
-    snprintf(err, (size_t)errlen, "%s: cannot create the HDF5 file %s", path, r->names.part_path);
+  /* errors come back as one line with their reason, never as a stack dump */
+  h5_catch(r);
+  int created = h5_create(r, m, d);
+  h5_uncatch();
+  if (created) {
+    snprintf(err, (size_t)errlen, "%s: cannot create the HDF5 file %s: %s", path,
+             r->names.part_path, h5_why(r));
     mr_record_h5_abort(r);
     return NULL;
   }
@@ -285,14 +371,50 @@ static int h5_append(mr_record_h5 *r, h5_column *c) {
   return rc;
 }
 
+/* Whether the disk (and the process's file size limit) has room for the pending rows,
+ * their chunks and the metadata they touch, with a margin. libhdf5 cannot undo a flush
+ * that fails halfway: the file would no longer read. Asked first, a full disk leaves the
+ * file exactly as the last flush made it, readable to its last row. 0, or -1 with the
+ * reason in why. */
+static int h5_room(const mr_record_h5 *r, h5_reason *why) {
+  double need = 64 * 1024;
+  for (int i = 0; i < H5_NCOLUMNS; i++) {
+    const h5_column *c = &r->col[i];
+    double row = (double)(c->width > 0 ? c->width : 1) * (c->is_int ? 4 : 8);
+    need += 2 * row * (double)r->pending + row * (double)h5_chunk_rows(c->width);
+  }
+  struct statvfs fs;
+  if (statvfs(r->names.part_path, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < need) {
+    snprintf(why->text, sizeof why->text, "%s", strerror(ENOSPC));
+    return -1;
+  }
+  struct rlimit limit;
+  struct stat st;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      stat(r->names.part_path, &st) == 0 && (double)st.st_size + need > (double)limit.rlim_cur) {
+    snprintf(why->text, sizeof why->text, "%s", strerror(EFBIG));
+    return -1;
+  }
+  return 0;
+}
+
 int mr_record_h5_flush(mr_record_h5 *r, char *err, int errlen) {
   r->last_flush = mr_record_clock();
   if (r->pending == 0) return 0;
+  h5_reason room;
+  if (h5_room(r, &room) < 0) {
+    snprintf(err, (size_t)errlen, "%s: write error: %s (the %ld rows before it are kept there)",
+             r->names.part_path, room.text, r->rows_on_disk);
+    return -1;
+  }
   int rc = 0;
+  h5_catch(r);
   for (int i = 0; i < H5_NCOLUMNS && rc == 0; i++) rc = h5_append(r, &r->col[i]);
   if (rc == 0 && H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0) rc = -1;
+  h5_uncatch();
   if (rc) {
-    snprintf(err, (size_t)errlen, "%s: HDF5 write error", r->names.part_path);
+    snprintf(err, (size_t)errlen, "%s: write error: %s (the %ld rows before it are kept there)",
+             r->names.part_path, h5_why(r), r->rows_on_disk);
     return -1;
   }
   r->rows_on_disk += r->pending;
@@ -304,6 +426,17 @@ static void h5_put(h5_column *c, long row, const double *x) {
   if (c->width > 0) memcpy(c->buf + row * c->width, x, sizeof *x * (size_t)c->width);
 }
 
+/* The controls as the actuators apply them: clamped to ctrlrange unless clamping is off. */
+static void h5_put_ctrl(h5_column *c, long row, const mr_model *m, const mr_data *d) {
+  double *out = c->buf + row * c->width;
+  int clamp = !(d->opt.disable & MR_DISABLE_CLAMPCTRL);
+  for (int u = 0; u < c->width; u++) {
+    double x = d->ctrl[u];
+    if (clamp && m->actuator_ctrllimited[u]) x = fmin(fmax(x, m->actuator_ctrlrange[2 * u]), m->actuator_ctrlrange[2 * u + 1]);
+    out[u] = x;
+  }
+}
+
 int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *err, int errlen) {
   h5_column *c = r->col;
   long k = r->pending;
@@ -311,7 +444,7 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   c[H5_TIME].buf[k] = d->time;
   h5_put(&c[H5_QPOS], k, d->qpos);
   h5_put(&c[H5_QVEL], k, d->qvel);
-  h5_put(&c[H5_CTRL], k, d->ctrl);
+  h5_put_ctrl(&c[H5_CTRL], k, r->m, d);
   c[H5_NCON].ibuf[k] = d->ncon;
   c[H5_ITERS].ibuf[k] = d->solver_iters;
   c[H5_RESIDUAL].buf[k] = d->solver_residual;
@@ -332,21 +465,43 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   return 0;
 }
 
-int mr_record_h5_finish(mr_record_h5 *r, char *err, int errlen) {
-  int rc = mr_record_h5_flush(r, err, errlen);
+/* Closes every dataset and the file; 0, or -1 (the reason in r->why, when caught). */
+static int h5_close_all(mr_record_h5 *r) {
+  int rc = 0;
   for (int i = 0; i < H5_NCOLUMNS; i++) {
     if (r->col[i].dset >= 0 && H5Dclose(r->col[i].dset) < 0) rc = -1;
     r->col[i].dset = H5I_INVALID_HID;
   }
-  if (H5Fclose(r->file) < 0 && rc == 0) {
-    snprintf(err, (size_t)errlen, "%s: HDF5 write error on close", r->names.part_path);
+  if (r->file >= 0 && H5Fclose(r->file) < 0) rc = -1;
+  r->file = H5I_INVALID_HID;
+  return rc;
+}
+
+int mr_record_h5_finish(mr_record_h5 *r, char *err, int errlen) {
+  int rc = mr_record_h5_flush(r, err, errlen);
+  h5_catch(r);
+  if (rc == 0 && h5_mark_complete(r) < 0) {
+    snprintf(err, (size_t)errlen, "%s: write error: %s (the rows are kept there)",
+             r->names.part_path, h5_why(r));
     rc = -1;
   }
-  r->file = H5I_INVALID_HID;
-  if (rc) mr_part_file_abort(&r->names);
+  if (h5_close_all(r) < 0 && rc == 0) {
+    snprintf(err, (size_t)errlen, "%s: write error on close: %s (the rows are kept there)",
+             r->names.part_path, h5_why(r));
+    rc = -1;
+  }
+  h5_uncatch();
+  if (rc) mr_part_file_keep(&r->names);
   else rc = mr_part_file_commit(&r->names, err, errlen);
   h5_free(r);
   return rc;
+}
+
+void mr_record_h5_keep(mr_record_h5 *r) {
+  if (!r) return;
+  h5_close_all(r);
+  mr_part_file_keep(&r->names);
+  h5_free(r);
 }
 
 void mr_record_h5_abort(mr_record_h5 *r) {

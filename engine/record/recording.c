@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/file_read.h"
+
+/* Rows x numbers a recording may hold in memory: 256 MiB of doubles. */
+#define MR_RECORDING_MAX_VALUES (32L * 1024 * 1024)
+
 /* ------------------------------------------------------------------ shared */
 
 void mr_recording_free(mr_recording *r) {
@@ -20,10 +25,53 @@ void mr_recording_free(mr_recording *r) {
   memset(r, 0, sizeof *r);
 }
 
-static int recording_is_hdf5(const char *path, int *is_hdf5) {
+static int mr_recording_row_finite(const double *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i])) return 0;
+  return 1;
+}
+
+/* Numbers in one row: time, qpos, qvel, ctrl, act. */
+static long mr_recording_width(const mr_recording *r) {
+  return 1 + (long)r->nq + r->nv + r->nu + r->na;
+}
+
+/* Moves row 1 to row 0 (a recording kept to its last row). */
+static void recording_keep_last(mr_recording *r) {
+  double *arrays[5] = {r->time, r->qpos, r->qvel, r->ctrl, r->act};
+  int widths[5] = {1, r->nq, r->nv, r->nu, r->na};
+  for (int k = 0; k < 5; k++)
+    if (arrays[k] && widths[k] > 0) memcpy(arrays[k], arrays[k] + widths[k], sizeof(double) * (size_t)widths[k]);
+  r->nrows = 1;
+}
+
+/* The recording's widths against the model's: nq and nv (and nu, na where it has controls,
+ * activations). */
+static int recording_check_widths(const char *path, int is_hdf5, const mr_model *m,
+                                  const mr_recording *r, char *err, int errlen) {
+  const char *where = is_hdf5 ? "" : ":1";
+  if (r->nq != m->nq || r->nv != m->nv) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has nq %d, nv %d; the model has nq %d, nv %d",
+             path, where, r->nq, r->nv, m->nq, m->nv);
+    return -1;
+  }
+  if (r->nu > 0 && r->nu != m->nu) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has %d controls; the model has nu %d", path,
+             where, r->nu, m->nu);
+    return -1;
+  }
+  if (r->na > 0 && r->na != m->na) {
+    snprintf(err, (size_t)errlen, "%s%s: the recording has %d activations; the model has na %d",
+             path, where, r->na, m->na);
+    return -1;
+  }
+  return 0;
+}
+
+static int recording_is_hdf5(const char *path, int *is_hdf5, char *why, int whylen) {
   static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   unsigned char head[8];
-  FILE *f = fopen(path, "rb");
+  FILE *f = mr_file_open_regular(path, why, whylen);
   if (!f) return -1;
   size_t n = fread(head, 1, sizeof head, f);
   fclose(f);
@@ -37,23 +85,22 @@ enum { CSV_OTHER, CSV_TIME, CSV_QPOS, CSV_QVEL, CSV_CTRL, CSV_ACT, CSV_KINDS };
 
 typedef struct csv_reader {
   const char *path;
-  FILE *file;
-  char *line;
-  size_t cap;
-  long lineno;
-  int ended_cut; /* the last line read had no newline */
+  mr_line_reader in;
+  char *line;  /* in.line */
+  char why[256];
+  int failed;  /* a line could not be read (why says why) */
   int ncols;
   int *kind, *index; /* ncols: what each column holds */
   long rows_cap;
+  int last_only; /* keep the last good row only (--init) */
 } csv_reader;
 
+/* 0 with a line in r->line, -1 at the end (or on a failure, r->failed set). */
 static int csv_read_line(csv_reader *r) {
-  ssize_t n = getline(&r->line, &r->cap, r->file);
-  if (n < 0) return -1;
-  r->lineno++;
-  r->ended_cut = r->line[n - 1] != '\n';
-  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = 0;
-  return 0;
+  int rc = mr_line_read(&r->in, r->why, (int)sizeof r->why);
+  r->line = r->in.line;
+  if (rc < 0) r->failed = 1;
+  return rc == 1 ? 0 : -1;
 }
 
 static int csv_column_kind(const char *name, int *index) {
@@ -76,7 +123,8 @@ static int csv_column_kind(const char *name, int *index) {
 /* Sizes from the header: the largest index + 1 of each kind, checked to be all present. */
 static int csv_parse_header(csv_reader *r, mr_recording *out, char *err, int errlen) {
   if (csv_read_line(r)) {
-    snprintf(err, (size_t)errlen, "%s:1: empty file (expected a trajectory header)", r->path);
+    if (r->failed) snprintf(err, (size_t)errlen, "%s:1: %s", r->path, r->why);
+    else snprintf(err, (size_t)errlen, "%s:1: empty file (expected a trajectory header)", r->path);
     return -1;
   }
   r->ncols = 1;
@@ -111,7 +159,9 @@ static int csv_parse_header(csv_reader *r, mr_recording *out, char *err, int err
 
 static int csv_grow(csv_reader *r, mr_recording *out) {
   if (out->nrows < r->rows_cap) return 0;
-  long cap = r->rows_cap ? 2 * r->rows_cap : 256;
+  long cap = r->last_only ? 2 : r->rows_cap ? 2 * r->rows_cap : 256;
+  long limit = MR_RECORDING_MAX_VALUES / mr_recording_width(out);
+  if (!r->last_only && cap > limit) cap = limit > out->nrows ? limit : out->nrows + 1;
   double **arrays[5] = {&out->time, &out->qpos, &out->qvel, &out->ctrl, &out->act};
   int widths[5] = {1, out->nq, out->nv, out->nu, out->na};
   for (int k = 0; k < 5; k++) {
@@ -128,6 +178,7 @@ static int csv_grow(csv_reader *r, mr_recording *out) {
 /* One row into row out->nrows; -1 if a field is missing or not a number. */
 static int csv_parse_row(csv_reader *r, mr_recording *out) {
   long k = out->nrows;
+  if (strpbrk(r->line, "xX")) return -1; /* strtod's hexadecimal floats: not ours */
   char *p = r->line;
   for (int i = 0; i < r->ncols; i++) {
     char *end;
@@ -151,35 +202,56 @@ static int csv_parse_row(csv_reader *r, mr_recording *out) {
 
 /* A malformed row is an error, except a last line cut short by a crash (no newline), which
  * is dropped. */
+static int recording_too_large(const char *path, long rows, long width, char *err, int errlen) {
+  snprintf(err, (size_t)errlen,
+           "%s: too large to load (%ld rows of %ld numbers; the limit is %ld numbers in all)", path,
+           rows, width, MR_RECORDING_MAX_VALUES);
+  return -1;
+}
+
 static int csv_parse_rows(csv_reader *r, mr_recording *out, char *err, int errlen) {
+  long width = mr_recording_width(out);
   while (csv_read_line(r) == 0) {
     if (r->line[0] == 0) continue;
+    if (!r->last_only && (out->nrows + 1) * width > MR_RECORDING_MAX_VALUES)
+      return recording_too_large(r->path, out->nrows + 1, width, err, errlen);
     if (csv_grow(r, out)) {
       snprintf(err, (size_t)errlen, "%s: out of memory", r->path);
       return -1;
     }
-    if (csv_parse_row(r, out) == 0) continue;
-    if (r->ended_cut) break;
+    if (csv_parse_row(r, out) == 0) {
+      /* --init keeps one row: a good row is parsed into slot 1, then moved to slot 0 */
+      if (r->last_only && out->nrows == 2) recording_keep_last(out);
+      continue;
+    }
+    if (r->in.cut) break;
     snprintf(err, (size_t)errlen, "%s:%ld: malformed row (expected %d numbers)", r->path,
-             r->lineno, r->ncols);
+             r->in.lineno, r->ncols);
+    return -1;
+  }
+  if (r->failed) {
+    snprintf(err, (size_t)errlen, "%s:%ld: %s", r->path, r->in.lineno, r->why);
     return -1;
   }
   return 0;
 }
 
-static int recording_load_csv(const char *path, mr_recording *out, char *err, int errlen) {
+static int recording_load_csv(const char *path, const mr_model *m, int last_only,
+                              mr_recording *out, char *err, int errlen) {
   csv_reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
-  r.file = fopen(path, "r");
-  if (!r.file) {
-    snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+  r.last_only = last_only;
+  if (mr_line_reader_open(&r.in, path, 0, r.why, (int)sizeof r.why)) {
+    snprintf(err, (size_t)errlen, "%s:1: %s", path, r.why);
     return -1;
   }
   int rc = csv_parse_header(&r, out, err, errlen);
+  /* the widths are known from the header: a recording of another model is refused before
+   * its rows are read */
+  if (rc == 0 && m) rc = recording_check_widths(path, 0, m, out, err, errlen);
   if (rc == 0) rc = csv_parse_rows(&r, out, err, errlen);
-  fclose(r.file);
-  free(r.line);
+  mr_line_reader_close(&r.in);
   free(r.kind);
   free(r.index);
   return rc;
@@ -198,21 +270,24 @@ static int h5_dataset_shape(hid_t file, const char *name, int rank, long *rows, 
            H5Sget_simple_extent_dims(space, dims, NULL) == rank;
   if (space >= 0) H5Sclose(space);
   H5Dclose(dset);
-  if (!ok || dims[0] > (hsize_t)1 << 40 || dims[rank - 1] > (hsize_t)1 << 30) return -1;
+  /* each bound alone keeps rows x width within 64 bits; their product is checked by the
+   * caller against what may be loaded */
+  if (!ok || dims[0] > (hsize_t)1 << 40 || dims[rank - 1] > (hsize_t)1 << 20) return -1;
   *rows = (long)dims[0];
   *width = rank == 1 ? 1 : (int)dims[1];
   return 0;
 }
 
-/* The first rows x width numbers of a dataset, as doubles. */
-static int h5_read_rows(hid_t file, const char *name, int rank, long rows, int width, double **out) {
+/* Rows [first, first + rows) of a dataset, as doubles. */
+static int h5_read_rows(hid_t file, const char *name, int rank, long first, long rows, int width,
+                        double **out) {
   size_t n = (size_t)rows * (size_t)width;
   *out = malloc((n ? n : 1) * sizeof **out);
   if (!*out) return -1;
   if (n == 0) return 0;
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
   if (dset < 0) return -1;
-  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, (hsize_t)width};
+  hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)rows, (hsize_t)width};
   hid_t file_space = H5Dget_space(dset);
   hid_t mem_space = H5Screate_simple(rank, count, NULL);
   int rc = -1;
@@ -251,7 +326,9 @@ static int h5_shapes(const char *path, hid_t file, mr_recording *out, int has[2]
   return 0;
 }
 
-static int recording_load_h5(const char *path, mr_recording *out, char *err, int errlen) {
+static int recording_load_h5(const char *path, const mr_model *m, int last_only,
+                             mr_recording *out, char *err, int errlen) {
+  H5dont_atexit(); /* as the writer does (record_h5.c): no exit handler to crash */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) {
@@ -260,13 +337,19 @@ static int recording_load_h5(const char *path, mr_recording *out, char *err, int
   }
   int has[2] = {0, 0};
   int rc = h5_shapes(path, file, out, has, err, errlen);
+  if (rc == 0 && m) rc = recording_check_widths(path, 1, m, out, err, errlen);
+  long width = mr_recording_width(out);
+  if (rc == 0 && !last_only && out->nrows * width > MR_RECORDING_MAX_VALUES)
+    rc = recording_too_large(path, out->nrows, width, err, errlen);
   if (rc == 0) {
-    rc = h5_read_rows(file, "time", 1, out->nrows, 1, &out->time);
-    if (rc == 0) rc = h5_read_rows(file, "qpos", 2, out->nrows, out->nq, &out->qpos);
-    if (rc == 0) rc = h5_read_rows(file, "qvel", 2, out->nrows, out->nv, &out->qvel);
-    if (rc == 0 && has[0]) rc = h5_read_rows(file, "ctrl", 2, out->nrows, out->nu, &out->ctrl);
+    long first = last_only && out->nrows > 0 ? out->nrows - 1 : 0;
+    if (last_only && out->nrows > 0) out->nrows = 1;
+    rc = h5_read_rows(file, "time", 1, first, out->nrows, 1, &out->time);
+    if (rc == 0) rc = h5_read_rows(file, "qpos", 2, first, out->nrows, out->nq, &out->qpos);
+    if (rc == 0) rc = h5_read_rows(file, "qvel", 2, first, out->nrows, out->nv, &out->qvel);
+    if (rc == 0 && has[0]) rc = h5_read_rows(file, "ctrl", 2, first, out->nrows, out->nu, &out->ctrl);
     if (rc == 0 && has[1] && out->na > 0)
-      rc = h5_read_rows(file, "act", 2, out->nrows, out->na, &out->act);
+      rc = h5_read_rows(file, "act", 2, first, out->nrows, out->na, &out->act);
     if (rc) snprintf(err, (size_t)errlen, "%s: HDF5 read error", path);
   }
   H5Fclose(file);
@@ -275,43 +358,43 @@ static int recording_load_h5(const char *path, mr_recording *out, char *err, int
 
 /* ------------------------------------------------------------------ entry */
 
-static int recording_check_sizes(const char *path, int is_hdf5, const mr_model *m,
-                                 const mr_recording *r, char *err, int errlen) {
-  const char *where = is_hdf5 ? "" : ":1";
-  if (r->nq != m->nq || r->nv != m->nv) {
-    snprintf(err, (size_t)errlen, "%s%s: the recording has nq %d, nv %d; the model has nq %d, nv %d",
-             path, where, r->nq, r->nv, m->nq, m->nv);
-    return -1;
-  }
-  if (r->ctrl && r->nu != m->nu) {
-    snprintf(err, (size_t)errlen, "%s%s: the recording has %d controls; the model has nu %d", path,
-             where, r->nu, m->nu);
-    return -1;
-  }
-  if (r->act && r->na != m->na) {
-    snprintf(err, (size_t)errlen, "%s%s: the recording has %d activations; the model has na %d",
-             path, where, r->na, m->na);
-    return -1;
-  }
-  for (long i = 0; i < r->nrows; i++)
-    if (!isfinite(r->time[i])) {
-      snprintf(err, (size_t)errlen, "%s: row %ld: time is not a finite number", path, i + 1);
+/* Every number of every row finite: a NaN would start a run diverged or draw nothing. */
+static int recording_check_finite(const char *path, const mr_recording *r, char *err, int errlen) {
+  for (long i = 0; i < r->nrows; i++) {
+    int ok = isfinite(r->time[i]) && mr_recording_row_finite(r->qpos + i * r->nq, r->nq) &&
+             mr_recording_row_finite(r->qvel + i * r->nv, r->nv) &&
+             (!r->ctrl || mr_recording_row_finite(r->ctrl + i * r->nu, r->nu)) &&
+             (!r->act || mr_recording_row_finite(r->act + i * r->na, r->na));
+    if (!ok) {
+      snprintf(err, (size_t)errlen, "%s: row %ld: a number is not finite", path, i + 1);
       return -1;
     }
+  }
   return 0;
+}
+
+static int recording_load(const char *path, const mr_model *m, int last_only, mr_recording *out,
+                          char *err, int errlen) {
+  memset(out, 0, sizeof *out);
+  int is_hdf5;
+  char why[256];
+  if (recording_is_hdf5(path, &is_hdf5, why, (int)sizeof why)) {
+    snprintf(err, (size_t)errlen, "%s:1: %s", path, why);
+    return -1;
+  }
+  int rc = is_hdf5 ? recording_load_h5(path, m, last_only, out, err, errlen)
+                   : recording_load_csv(path, m, last_only, out, err, errlen);
+  if (rc == 0) rc = recording_check_finite(path, out, err, errlen);
+  if (rc) mr_recording_free(out);
+  return rc;
 }
 
 int mr_recording_load(const char *path, const mr_model *m, mr_recording *out, char *err,
                       int errlen) {
-  memset(out, 0, sizeof *out);
-  int is_hdf5;
-  if (recording_is_hdf5(path, &is_hdf5)) {
-    snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
-    return -1;
-  }
-  int rc = is_hdf5 ? recording_load_h5(path, out, err, errlen)
-                   : recording_load_csv(path, out, err, errlen);
-  if (rc == 0 && m) rc = recording_check_sizes(path, is_hdf5, m, out, err, errlen);
-  if (rc) mr_recording_free(out);
-  return rc;
+  return recording_load(path, m, 0, out, err, errlen);
+}
+
+int mr_recording_load_last(const char *path, const mr_model *m, mr_recording *out, char *err,
+                           int errlen) {
+  return recording_load(path, m, 1, out, err, errlen);
 }

@@ -22,9 +22,17 @@ typedef struct mr_recording {
   double *act;  /* nrows x na; NULL when the recording has no activations */
 } mr_recording;
 
-/* 0 on success; else -1, one line in err, and *out empty (safe to free). */
+/* 0 on success; else -1, one line in err, and *out empty (safe to free). Only a regular
+ * file is read, lines of a CSV are bounded, the widths are checked against m (when given)
+ * before any row is read, every number must be finite, and the whole recording may hold
+ * at most 32M numbers (256 MiB). */
 int mr_recording_load(const char *path, const mr_model *m, mr_recording *out, char *err,
                       int errlen);
+
+/* The same, keeping only the last row (nrows is 1, or 0 for an empty recording): what
+ * --init needs, in memory of one row however long the recording. */
+int mr_recording_load_last(const char *path, const mr_model *m, mr_recording *out, char *err,
+                           int errlen);
 void mr_recording_free(mr_recording *r);
 
 #endif

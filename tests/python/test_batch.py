@@ -56,7 +56,7 @@ def test_rows_and_recordings_equal_the_command(paths, cli, tmp_path):
                 assert row[key] == want[key], (row["job"], key)
         assert set(row) == set(want)
     assert [r["status"] for r in rows] == ["ok", "ok", "ok", "ok", "error"]
-    assert rows[2]["name"] == "weightless" and "pendulum.xml.missing: " in rows[4]["message"]
+    assert rows[2]["name"] == "weightless" and "pendulum.xml.missing:1: " in rows[4]["message"]
     assert rows[1]["used_integrator"] == "midpoint" and rows[1]["used_dt"] == 0.0005
     # The summary files are written as the command writes them.
     with open(tmp_path / "py" / "summary.csv") as f:

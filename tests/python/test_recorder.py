@@ -99,8 +99,8 @@ def test_bad_names_give_the_cli_message(paths, cli, pendulum, tmp_path):
 
 def test_a_full_disk_is_the_cli_error(paths, cli, tmp_path):
     """A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes writes fail as a full disk
-    does: the write raises the CLI's message and FILE.part is removed, nothing posing as
-    complete is left."""
+    does: the write raises the CLI's message and FILE.part keeps the rows that reached
+    the disk, nothing posing as complete is left."""
     import subprocess
     import sys
     import textwrap
@@ -124,10 +124,14 @@ def test_a_full_disk_is_the_cli_error(paths, cli, tmp_path):
                             timeout=300, env=dict(os.environ))
     assert result.returncode == 0, result.stderr
     message, state = result.stdout.splitlines()
-    assert message == f"{tmp_path / 'py.csv'}.part: write error: File too large"
+    assert message.startswith(f"{tmp_path / 'py.csv'}.part: write error: File too large")
     closed, rows = state.split()
     assert closed == "True" and 0 < int(rows) < 3000
-    assert sorted(os.listdir(tmp_path)) == []
+    assert sorted(os.listdir(tmp_path)) == ["py.csv.part"]
+    with open(tmp_path / "py.csv.part") as f:
+        lines = f.read().splitlines()
+    assert lines[0].startswith("time,") and len(lines) >= 2
+    os.remove(tmp_path / "py.csv.part")
 
     def limited():
         import resource
