@@ -263,6 +263,32 @@ static void test_mass_ratio(void) {
 
 /* ------------------------------------------------------------------ 8. loops */
 
+/* The closure a solver that ignores the equalities leaves, as a reference the solvers'
+ * must stay far below: the loop rows are made inactive for the step (no impulse holds the
+ * loop's velocity), the closure is read before the projection, and the projection then
+ * runs as it does after every step, so the positions start each step closed, as they do
+ * for the solvers. Returns the worst over `seconds`. */
+static double ignored_closure(mr_model *m, double seconds) {
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  if (m->nkey > 0) MR_REQUIRE(mr_data_reset_keyframe(m, d, 0) == 0);
+  use_solver(d, "pgs");
+  double worst = 0, phi[16];
+  MR_REQUIRE(mr_equality_rows(m) <= 16);
+  int steps = (int)lround(seconds / d->opt.timestep);
+  for (int i = 0; i < steps; i++) {
+    for (int e = 0; e < m->neq; e++) m->eq_active[e] = 0;
+    mr_step(m, d);
+    for (int e = 0; e < m->neq; e++) m->eq_active[e] = 1;
+    mr_kinematics(m, d);
+    mr_equality_residual(m, d, phi);
+    for (int k = 0; k < mr_equality_rows(m); k++) worst = fmax(worst, fabs(phi[k]));
+    mr_constraint_project(m, d);
+  }
+  mr_data_free(d);
+  return worst;
+}
+
 static void test_loops(void) {
   printf("8. loop closures over 10 s, every solver\n");
   /* MuJoCo's model/slider_crank sample has no loop to hold (its slider-crank is an actuator
@@ -272,6 +298,16 @@ static void test_loops(void) {
   MR_REQUIRE(fourbar && slider && slider->neq == 1);
   mr_model *models[2] = {fourbar, slider};
   const char *names[2] = {"fourbar", "slider_crank"};
+  /* metrics.loop_closure is read at the end of the step, before the projection closes the
+   * loop to round-off: what the solver's velocities left. A solver holding J v = 0 leaves
+   * the second-order drift of one step (dt^2 |v|^2 / L); one ignoring the loop leaves the
+   * drift of the velocity nothing holds. */
+  double ignored[2];
+  for (int k = 0; k < 2; k++) {
+    ignored[k] = ignored_closure(models[k], 10.0);
+    printf("  %-12s with the loop ignored: max loop closure before projection %.2e m\n", names[k],
+           ignored[k]);
+  }
   for (int s = 0; s < mr_solver_count(); s++) {
     for (int k = 0; k < 2; k++) {
       mr_model *m = models[k];
@@ -291,8 +327,9 @@ static void test_loops(void) {
       printf("  %-9s %-12s max loop closure %.2e m, joint 0 travel %.1f rad\n", mr_solver_name(s),
              names[k], worst, travel);
       MR_CHECK_MSG(!failed && finite, "%s on %s", mr_solver_name(s), names[k]);
-      MR_CHECK_MSG(worst < 1e-6, "%s on %s: loop closure %.2e", mr_solver_name(s), names[k],
-                   worst);
+      MR_CHECK_MSG(worst > 0 && worst < 0.05 * ignored[k],
+                   "%s on %s: loop closure before projection %.2e, ignoring the loop %.2e",
+                   mr_solver_name(s), names[k], worst, ignored[k]);
       MR_CHECK_MSG(travel > 2 * 3.14159265358979, "%s on %s: the motor turned the crank %.2f rad only",
                    mr_solver_name(s), names[k], travel);
       mr_data_free(d);
