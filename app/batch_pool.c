@@ -130,6 +130,9 @@ static void result_from_stats(mr_batch_result *r, const mr_sim_stats *s, const m
   r->energy_end = s->energy_end;
   r->energy_drift = s->energy_end - s->energy_start;
   r->sensors = s->sensors;
+  r->steps_not_converged = s->steps_capped; /* as run --json */
+  r->steps_solver_failed = s->steps_failed;
+  r->max_natural_map = s->metrics_max.natural_map;
 }
 
 static void result_status(mr_batch_result *r, int exit_status, const mr_sim_stats *s, const char *err) {

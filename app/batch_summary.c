@@ -40,6 +40,7 @@ static const result_field result_fields[] = {
     DOUBLE(mean_iters), DOUBLE(max_iters), DOUBLE(max_residual), DOUBLE(max_primal),
     DOUBLE(max_dual), DOUBLE(max_complementarity), DOUBLE(max_penetration),
     DOUBLE(energy_start), DOUBLE(energy_end), DOUBLE(energy_drift), LONG(rows),
+    LONG(steps_not_converged), LONG(steps_solver_failed), DOUBLE(max_natural_map),
 };
 enum { FIELD_COUNT = sizeof result_fields / sizeof result_fields[0] };
 

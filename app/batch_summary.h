@@ -40,6 +40,9 @@ typedef struct mr_batch_result {
   double mean_iters, max_iters, max_residual, max_primal, max_dual, max_complementarity;
   double max_penetration, energy_start, energy_end, energy_drift;
   mr_sensor_summary sensors; /* --summary-sensors: columns sensor_NAME[_i]_final and _max */
+  /* the solver's own verdicts next to the NCP measure every solver is judged by */
+  long steps_not_converged, steps_solver_failed;
+  double max_natural_map;
 } mr_batch_result;
 
 const char *mr_job_status_name(int status);

@@ -282,6 +282,18 @@ static int options_positional(mr_cli_options *o, const char *word, char *err, in
   return 0;
 }
 
+/* A solver whose contact model has no restitution coefficient (the registry says why)
+ * cannot honour --restitution: an error rather than a run that silently ignores it. */
+static int options_check_restitution(const mr_cli_options *o, char *err, int errlen) {
+  if (!(o->restitution > 0)) return 0;
+  int solver = o->solver ? mr_cli_solver_index(o->solver) : mr_solver_default();
+  const char *why = mr_solver_no_restitution(solver);
+  if (!why) return 0;
+  snprintf(err, (size_t)errlen, "option --restitution: solver %s cannot apply it: %s",
+           mr_solver_name(solver), why);
+  return -1;
+}
+
 int mr_cli_parse(int argc, char **argv, int groups, mr_cli_options *o, char *err, int errlen) {
   options_defaults(o);
   err[0] = 0;
@@ -330,7 +342,7 @@ int mr_cli_parse(int argc, char **argv, int groups, mr_cli_options *o, char *err
     snprintf(err, (size_t)errlen, "give either --steps or --duration, not both");
     return -1;
   }
-  return 0;
+  return options_check_restitution(o, err, errlen);
 }
 
 mr_model *mr_cli_load_model(const mr_cli_options *o) {

@@ -94,9 +94,8 @@ static void accuracy_max(accuracy *a, const accuracy *b) {
  * c = J v + bias, so MuJoCo's velocities get the same term from MuJoCo's own distances,
  * and both engines' impulses are judged as solutions of the same problem. */
 static double unilateral_bias(double phi, double erp, double dt) {
-  if (phi > 0) return phi / dt;
-  if (phi > -MR_CONTACT_BAND) return 0;
-  return fmax(erp * (phi + MR_CONTACT_BAND) / dt, -MR_RECOVERY_SPEED);
+  (void)erp; /* penetration is recovered by moving positions after the step, not in c */
+  return phi > 0 ? phi / dt : 0;
 }
 
 /* engine/constraint/metrics.c's per-contact definitions. */

@@ -13,7 +13,8 @@
  *   sensors             acceleration and force sensors, from the qacc and constraint
  *                       impulses the step applies (before the state moves on)
  *   integrate           semi-implicit Euler with implicit joint damping
- *   projection          equality constraints back onto their manifold (equality.c)
+ *   projection          penetration recovered by moving positions (depenetrate.c), then
+ *                       equality constraints back onto their manifold (equality.c)
  *
  * A is the matrix the velocity update inverts: M, or M + dt B when the dofs have damping
  * (implicit damping). A step with constraint rows factors A once and uses it for the
@@ -247,7 +248,10 @@ int mr_step(const mr_model *m, mr_data *d) {
     mr_forward_constraint(m, d);
     mr_integrate_euler(m, d);
   }
-  if (!smooth) mr_constraint_project(m, d);
+  if (!smooth) {
+    mr_constraint_depenetrate(m, d);
+    mr_constraint_project(m, d);
+  }
   /* act_dot was evaluated with the forces at the start of the step (the midpoint's
    * re-evaluations see the same ctrl and act, hence the same act_dot) */
   mr_activation_advance(m, d, d->opt.timestep);

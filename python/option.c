@@ -51,6 +51,11 @@ int mr_py_solver_set(mr_option *opt, PyObject *value) {
     mr_py_raise("unknown solver '%s' (moreau.solvers() lists them)", name);
     return -1;
   }
+  if (opt->restitution > 0 && mr_solver_no_restitution(index)) { /* as run --restitution */
+    mr_py_raise("solver %s cannot apply restitution %g: %s (set restitution to 0 first)", name,
+                opt->restitution, mr_solver_no_restitution(index));
+    return -1;
+  }
   opt->solver = index;
   return 0;
 }
@@ -140,6 +145,11 @@ static int set_double(PyObject *self, PyObject *value, void *closure) {
   int low_ok = s->low_included ? x >= s->low : x > s->low;
   if (!isfinite(x) || !low_ok || x > s->high) {
     mr_py_raise("bad value %g for %s: expected %s", x, s->name, s->expected);
+    return -1;
+  }
+  const char *why = mr_solver_no_restitution(o->opt->solver);
+  if (s == &option_doubles[DOUBLE_restitution] && x > 0 && why) {
+    mr_py_raise("solver %s cannot apply restitution: %s", mr_solver_name(o->opt->solver), why);
     return -1;
   }
   *double_field(o, s) = x;

@@ -28,8 +28,8 @@ struct mr_plot_history {
 static const char *series_names[MR_SERIES_COUNT] = {
     "primal",      "dual",        "complementarity", "natural map",
     "signorini",   "dissipation", "penetration",     "iterations",
-    "solver time", "energy",      "contacts",        "[0]",
-    "[1]",         "[2]",         "[3]"};
+    "solver time", "energy",      "contacts",        "own residual",
+    "[0]",         "[1]",         "[2]",             "[3]"};
 
 const char *mr_series_name(mr_series s) {
   return s >= 0 && s < MR_SERIES_COUNT ? series_names[s] : "?";
@@ -186,6 +186,7 @@ static void history_store(mr_plot_history *h, int slot, const mr_data *d) {
       [MR_SERIES_SOLVER_TIME] = mt->solver_time,
       [MR_SERIES_ENERGY] = mt->energy,
       [MR_SERIES_CONTACTS] = d->ncon,
+      [MR_SERIES_RESIDUAL] = d->solver_residual,
   };
   h->time[slot] = d->time;
   for (int s = 0; s < MR_SERIES_SENSOR0; s++) h->value[(size_t)s * h->capacity + slot] = v[s];

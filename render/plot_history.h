@@ -22,6 +22,7 @@ typedef enum mr_series {
   MR_SERIES_SOLVER_TIME,     /* d->metrics.solver_time (s) */
   MR_SERIES_ENERGY,          /* d->metrics.energy (J) */
   MR_SERIES_CONTACTS,        /* d->ncon */
+  MR_SERIES_RESIDUAL,        /* d->solver_residual: the solver's own stopping measure */
   MR_SERIES_SENSOR0,         /* the chosen sensor's numbers (mr_plot_history_set_sensor), */
   MR_SERIES_SENSOR1,         /* NaN before it was chosen */
   MR_SERIES_SENSOR2,

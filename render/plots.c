@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_CHART_SERIES = 4, MAX_COLUMNS = 2048 };
+enum { MAX_CHART_SERIES = 5, MAX_COLUMNS = 2048 };
 
 static const float TEXT_SIZE = 7;   /* stb_easy_font's native size: crisp pixels */
 static const float LINE_PITCH = 11; /* header line spacing */
@@ -36,6 +36,7 @@ static const float series_rgba[MR_SERIES_COUNT][4] = {
     [MR_SERIES_SOLVER_TIME] = {0.75f, 0.95f, 0.30f, 1},
     [MR_SERIES_ENERGY] = {1.00f, 0.70f, 0.55f, 1},
     [MR_SERIES_CONTACTS] = {0.55f, 0.80f, 1.00f, 1},
+    [MR_SERIES_RESIDUAL] = {0.85f, 0.85f, 0.85f, 1},
     [MR_SERIES_SENSOR0] = {1.00f, 0.40f, 0.40f, 1},
     [MR_SERIES_SENSOR1] = {0.45f, 0.95f, 0.45f, 1},
     [MR_SERIES_SENSOR2] = {0.45f, 0.60f, 1.00f, 1},
@@ -61,8 +62,10 @@ typedef struct chart_def {
 } chart_def;
 
 static const chart_def chart_defs[] = {
-    {"NCP residuals", 1, 4,
-     {MR_SERIES_PRIMAL, MR_SERIES_DUAL, MR_SERIES_COMPLEMENTARITY, MR_SERIES_NATURAL_MAP}},
+    /* the NCP measures every solver is judged by, and the solver's own stopping measure */
+    {"NCP residuals", 1, 5,
+     {MR_SERIES_PRIMAL, MR_SERIES_DUAL, MR_SERIES_COMPLEMENTARITY, MR_SERIES_NATURAL_MAP,
+      MR_SERIES_RESIDUAL}},
     {"Physical violations", 1, 3,
      {MR_SERIES_SIGNORINI, MR_SERIES_DISSIPATION, MR_SERIES_PENETRATION}},
     {"iterations per step", 0, 1, {MR_SERIES_ITERATIONS}},

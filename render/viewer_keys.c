@@ -85,7 +85,13 @@ static void key_keyframe(mr_viewer *v, int delta) {
 static void key_solver(mr_viewer *v, int index) {
   v->d->opt.solver = index;
   mr_plot_history_mark(v->plots, mr_solver_name(index));
-  mr_viewer_message(v, 0, "solver %s", mr_solver_name(index));
+  /* restitution is a run setting; a solver whose model has none says so instead of
+   * silently ignoring it */
+  if (v->d->opt.restitution > 0 && mr_solver_no_restitution(index))
+    mr_viewer_message(v, 0, "solver %s: no restitution in its model, --restitution %g ignored",
+                      mr_solver_name(index), v->d->opt.restitution);
+  else
+    mr_viewer_message(v, 0, "solver %s", mr_solver_name(index));
 }
 
 static void key_integrator(mr_viewer *v) {

@@ -119,12 +119,12 @@ static void check_trajectory(const char *path, int nq, int nv, int steps, int ev
   char *text = mr_test_read_file(path);
   MR_CHECK_MSG(text != NULL, "no file %s", path);
   if (!text) return;
-  int columns = nq + nv + 5;
+  int columns = nq + nv + 7; /* time, qpos, qvel, ncon, iters, residual, energy, status, natural_map */
   char *save = NULL;
   char *line = strtok_r(text, "\n", &save);
   MR_CHECK(line && strncmp(line, "time,qpos_0,", 12) == 0);
   MR_CHECK(line && count_char(line, ',') == columns - 1);
-  MR_CHECK(line && strstr(line, ",ncon,iters,residual,energy") != NULL);
+  MR_CHECK(line && strstr(line, ",ncon,iters,residual,energy,status,natural_map") != NULL);
   int rows = 0, full_width = 1;
   double first_time = NAN, last_time = NAN;
   while ((line = strtok_r(NULL, "\n", &save)) != NULL) {

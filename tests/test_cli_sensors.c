@@ -97,12 +97,12 @@ static void test_record(void) {
   mr_model *m = mr_model_load(ROBOT, NULL, err, sizeof err);
   MR_REQUIRE(m);
   csv c = read_csv(path_csv);
-  int energy = csv_col(&c, "energy");
-  MR_CHECK(energy == 1 + m->nq + m->nv + 3);
-  MR_CHECK_MSG(c.cols == energy + 1 + m->nsensordata, "%d columns for %d sensor numbers", c.cols, m->nsensordata);
+  int energy = csv_col(&c, "energy"), last = csv_col(&c, "natural_map"); /* the solver columns end */
+  MR_CHECK(energy == 1 + m->nq + m->nv + 3 && last == energy + 2);
+  MR_CHECK_MSG(c.cols == last + 1 + m->nsensordata, "%d columns for %d sensor numbers", c.cols, m->nsensordata);
   MR_CHECK(c.rows == 202);
   /* names: scalars plain, vectors with their index */
-  MR_CHECK(csv_col(&c, "sensor_q_shoulder") == energy + 1 + m->sensor_adr[mr_name2id(m, MR_OBJ_SENSOR, "q_shoulder")]);
+  MR_CHECK(csv_col(&c, "sensor_q_shoulder") == last + 1 + m->sensor_adr[mr_name2id(m, MR_OBJ_SENSOR, "q_shoulder")]);
   MR_CHECK(csv_col(&c, "sensor_wrist_quat_3") > energy);
   MR_CHECK(csv_col(&c, "sensor_wrist_quat") < 0);
   /* position and velocity sensors are those of the row's own state */
@@ -131,7 +131,7 @@ static void test_record(void) {
   H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x);
   int differ = 0;
   for (hsize_t row = 0; row < dims[0]; row++)
-    for (hsize_t k = 0; k < dims[1]; k++) differ += x[row * dims[1] + k] != csv_num(&c, (int)row + 1, energy + 1 + (int)k);
+    for (hsize_t k = 0; k < dims[1]; k++) differ += x[row * dims[1] + k] != csv_num(&c, (int)row + 1, last + 1 + (int)k);
   MR_CHECK_MSG(differ == 0, "%d HDF5 sensor values differ from the CSV's", differ);
   hid_t attr = H5Aopen(dset, "columns", H5P_DEFAULT);
   MR_REQUIRE(attr >= 0);
@@ -140,7 +140,7 @@ static void test_record(void) {
   char *names = calloc(dims[1] + 1, width);
   H5Aread(attr, type, names);
   int named = 0;
-  for (hsize_t k = 0; k < dims[1]; k++) named += strcmp(names + k * width, c.cell[energy + 1 + k]) == 0;
+  for (hsize_t k = 0; k < dims[1]; k++) named += strcmp(names + k * width, c.cell[last + 1 + k]) == 0;
   MR_CHECK_MSG(named == (int)dims[1], "%d of %d HDF5 column names match the CSV header", named, (int)dims[1]);
   free(names);
   free(x);

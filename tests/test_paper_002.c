@@ -206,7 +206,7 @@ static void test_ramped_push(void) {
 
 typedef struct ratio_stats {
   int converged, capped, failed_status, lies, steps;
-  double worst_residual;
+  double worst_residual, worst_ncp_converged; /* the latter: metrics.natural_map */
 } ratio_stats;
 
 static ratio_stats run_mass_ratio(mr_model *m, const char *solver, int cap) {
@@ -230,10 +230,14 @@ static ratio_stats run_mass_ratio(mr_model *m, const char *solver, int cap) {
       fprintf(stderr, "  %s step %d: status %d with residual %.3e (tol %.0e)\n", solver, k,
               d->solver_status, d->solver_residual, d->opt.tol);
     r.lies += lie;
+    /* the NCP natural-map residual metrics.c computes from the returned impulses, not the
+     * solver's own measure: what "converged" is checked against */
+    if (d->solver_status == 0) r.worst_ncp_converged = fmax(r.worst_ncp_converged, d->metrics.natural_map);
   }
   printf("  %-9s cap %5d: %d contact steps, %d converged, %d capped, %d failed, worst residual "
-         "%.3e, %d untruthful statuses\n",
-         solver, cap, r.steps, r.converged, r.capped, r.failed_status, r.worst_residual, r.lies);
+         "%.3e, %d untruthful statuses, worst NCP natural map when converged %.3e\n",
+         solver, cap, r.steps, r.converged, r.capped, r.failed_status, r.worst_residual, r.lies,
+         r.worst_ncp_converged);
   mr_data_free(d);
   return r;
 }
@@ -247,21 +251,58 @@ static void test_mass_ratio(void) {
   MR_CHECK_MSG(a.converged == a.steps && a.worst_residual <= 1e-8,
                "admm: %d/%d converged, worst %.3e", a.converged, a.steps, a.worst_residual);
   MR_CHECK(a.lies == 0);
+  /* A solver of the NCP that says "converged" must have solved it: the natural-map
+   * residual metrics.c computes from its impulses is within 100 tol (the solvers' own
+   * measures weigh the rows differently). lcp (a pyramid), ccp (a relaxation), sap and
+   * soft (compliant models) solve other problems: their NCP residual is printed only. */
+  MR_CHECK_MSG(a.worst_ncp_converged <= 100 * 1e-8, "admm: converged at NCP residual %.3g",
+               a.worst_ncp_converged);
   const char *per_contact[] = {"pgs", "raisim"};
   for (int i = 0; i < 2; i++) {
     ratio_stats r = run_mass_ratio(m, per_contact[i], 100);
     MR_CHECK_MSG(r.capped > 0, "%s never reported hitting its cap", per_contact[i]);
     MR_CHECK_MSG(r.lies == 0, "%s: %d untruthful statuses", per_contact[i], r.lies);
+    MR_CHECK_MSG(r.worst_ncp_converged <= 100 * 1e-8, "%s: converged at NCP residual %.3g",
+                 per_contact[i], r.worst_ncp_converged);
   }
   const char *others[] = {"lcp", "ccp", "implicit", "sap", "soft", "stagproj"};
   for (int i = 0; i < 6; i++) {
     ratio_stats r = run_mass_ratio(m, others[i], 100);
     MR_CHECK_MSG(r.lies == 0, "%s: %d untruthful statuses", others[i], r.lies);
+    int ncp = !strcmp(others[i], "implicit") || !strcmp(others[i], "stagproj");
+    MR_CHECK_MSG(!ncp || r.worst_ncp_converged <= 100 * 1e-8, "%s: converged at NCP residual %.3g",
+                 others[i], r.worst_ncp_converged);
   }
   mr_model_free(m);
 }
 
 /* ------------------------------------------------------------------ 8. loops */
+
+/* The closure a solver that ignores the equalities leaves, as a reference the solvers'
+ * must stay far below: the loop rows are made inactive for the step (no impulse holds the
+ * loop's velocity), the closure is read before the projection, and the projection then
+ * runs as it does after every step, so the positions start each step closed, as they do
+ * for the solvers. Returns the worst over `seconds`. */
+static double ignored_closure(mr_model *m, double seconds) {
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  if (m->nkey > 0) MR_REQUIRE(mr_data_reset_keyframe(m, d, 0) == 0);
+  use_solver(d, "pgs");
+  double worst = 0, phi[16];
+  MR_REQUIRE(mr_equality_rows(m) <= 16);
+  int steps = (int)lround(seconds / d->opt.timestep);
+  for (int i = 0; i < steps; i++) {
+    for (int e = 0; e < m->neq; e++) m->eq_active[e] = 0;
+    mr_step(m, d);
+    for (int e = 0; e < m->neq; e++) m->eq_active[e] = 1;
+    mr_kinematics(m, d);
+    mr_equality_residual(m, d, phi);
+    for (int k = 0; k < mr_equality_rows(m); k++) worst = fmax(worst, fabs(phi[k]));
+    mr_constraint_project(m, d);
+  }
+  mr_data_free(d);
+  return worst;
+}
 
 static void test_loops(void) {
   printf("8. loop closures over 10 s, every solver\n");
@@ -272,6 +313,16 @@ static void test_loops(void) {
   MR_REQUIRE(fourbar && slider && slider->neq == 1);
   mr_model *models[2] = {fourbar, slider};
   const char *names[2] = {"fourbar", "slider_crank"};
+  /* metrics.loop_closure is read at the end of the step, before the projection closes the
+   * loop to round-off: what the solver's velocities left. A solver holding J v = 0 leaves
+   * the second-order drift of one step (dt^2 |v|^2 / L); one ignoring the loop leaves the
+   * drift of the velocity nothing holds. */
+  double ignored[2];
+  for (int k = 0; k < 2; k++) {
+    ignored[k] = ignored_closure(models[k], 10.0);
+    printf("  %-12s with the loop ignored: max loop closure before projection %.2e m\n", names[k],
+           ignored[k]);
+  }
   for (int s = 0; s < mr_solver_count(); s++) {
     for (int k = 0; k < 2; k++) {
       mr_model *m = models[k];
@@ -291,8 +342,9 @@ static void test_loops(void) {
       printf("  %-9s %-12s max loop closure %.2e m, joint 0 travel %.1f rad\n", mr_solver_name(s),
              names[k], worst, travel);
       MR_CHECK_MSG(!failed && finite, "%s on %s", mr_solver_name(s), names[k]);
-      MR_CHECK_MSG(worst < 1e-6, "%s on %s: loop closure %.2e", mr_solver_name(s), names[k],
-                   worst);
+      MR_CHECK_MSG(worst > 0 && worst < 0.05 * ignored[k],
+                   "%s on %s: loop closure before projection %.2e, ignoring the loop %.2e",
+                   mr_solver_name(s), names[k], worst, ignored[k]);
       MR_CHECK_MSG(travel > 2 * 3.14159265358979, "%s on %s: the motor turned the crank %.2f rad only",
                    mr_solver_name(s), names[k], travel);
       mr_data_free(d);

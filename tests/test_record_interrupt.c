@@ -130,7 +130,7 @@ static void check_sigint(const char *ext, const mr_model *m) {
                json_number(out, "rows"), rows);
   MR_CHECK_MSG(rows == 1 + (long)steps / EVERY, "%s: %ld rows for %g steps", ext, rows, steps);
   if (strcmp(ext, "h5") == 0) check_h5dump_reads(path);
-  else check_csv_whole_rows(path, 1 + m->nq + m->nv + 4);
+  else check_csv_whole_rows(path, 1 + m->nq + m->nv + 6);
 }
 
 static void check_kill9(const char *ext, const mr_model *m) {
@@ -150,7 +150,7 @@ static void check_kill9(const char *ext, const mr_model *m) {
   long rows = check_rows(part, m);
   MR_CHECK_MSG(rows > 1, "%s: %ld rows survived", ext, rows);
   if (strcmp(ext, "h5") == 0) check_h5dump_reads(part);
-  else check_csv_whole_rows(part, 1 + m->nq + m->nv + 4);
+  else check_csv_whole_rows(part, 1 + m->nq + m->nv + 6);
 }
 
 int main(void) {

@@ -48,6 +48,15 @@ static void test_solvers_and_integrator(mr_viewer *v) {
     frames(v, 1); /* the chosen solver steps */
     MR_CHECK(isfinite(v->d->qpos[2]));
   }
+  /* a solver whose model has no restitution says so when chosen with restitution set */
+  v->d->opt.restitution = 0.5;
+  for (int i = 0; i < mr_solver_count(); i++) {
+    mr_viewer_key(v, GLFW_KEY_0 + (mr_solver_hotkey(i) - '0'), 0);
+    int notice = strstr(v->message, "restitution") != NULL;
+    MR_CHECK_MSG(notice == (mr_solver_no_restitution(i) != NULL), "%s: message \"%s\"",
+                 mr_solver_name(i), v->message);
+  }
+  v->d->opt.restitution = 0;
   mr_viewer_key(v, GLFW_KEY_1, 0);
   int integrator = v->d->opt.integrator;
   mr_viewer_key(v, GLFW_KEY_I, 0);

@@ -39,6 +39,7 @@ static void record_step(step_record *r, const mr_data *d) {
   r->value[MR_SERIES_SOLVER_TIME] = d->metrics.solver_time;
   r->value[MR_SERIES_ENERGY] = d->metrics.energy;
   r->value[MR_SERIES_CONTACTS] = d->ncon;
+  r->value[MR_SERIES_RESIDUAL] = d->solver_residual;
 }
 
 /* Every sample of h equals the record of the same step; h holds the last count records. */

@@ -126,7 +126,7 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
       mr_rows_begin(r, row);
       mr_rows_add(r, m->jnt_dofadr[j], sign);
       r->phi[row] = phi;
-      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, MR_ERP_LIMIT, r->dt, 1);
+      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, r->dt);
       r->id[row] = j;
       row++;
     }
@@ -135,11 +135,7 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
 
 /* ------------------------------------------------------------------ build */
 
-double mr_unilateral_bias(double phi, double erp, double dt, int separable) {
-  if (phi > 0) return phi / dt;
-  if (phi > -MR_CONTACT_BAND || !separable) return 0;
-  return fmax(erp * (phi + MR_CONTACT_BAND) / dt, -MR_RECOVERY_SPEED);
-}
+double mr_unilateral_bias(double phi, double dt) { return phi > 0 ? phi / dt : 0; }
 
 static int mr_rows_alloc(mr_data *d, mr_rows *r) {
   size_t n = (size_t)r->nrow, nc = (size_t)r->ncon;
@@ -147,11 +143,15 @@ static int mr_rows_alloc(mr_data *d, mr_rows *r) {
   r->phi = mr_arena_doubles(d, n);
   r->bias = mr_arena_doubles(d, n);
   r->id = mr_arena_ints(d, n);
+  r->v0 = mr_arena_doubles(d, (size_t)r->nv);
   r->mu = mr_arena_doubles(d, nc);
   r->dist = mr_arena_doubles(d, nc);
+  r->fresh = mr_arena_ints(d, nc);
   r->solref = mr_arena_doubles(d, 2 * nc);
   r->solimp = mr_arena_doubles(d, 5 * nc);
-  return r->nzadr && r->phi && r->bias && r->id && r->mu && r->dist && r->solref && r->solimp
+  if (r->v0) memcpy(r->v0, d->qvel, (size_t)r->nv * sizeof(double));
+  return r->nzadr && r->phi && r->bias && r->id && r->v0 && r->mu && r->dist && r->fresh &&
+                 r->solref && r->solimp
              ? 0 : -1;
 }
 
@@ -264,13 +264,13 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   size_t ndense = mr_min_size(nrow, MR_DENSE_MAX_ROWS);
   size_t npays = mr_min_size(nrow, trees + pair);
   size_t gsize = ndense * ndense > npays * npays ? ndense * ndense : npays * npays;
-  size_t rows = maxcon + 6 * nv + neq * nv + 4 * nrow + 8 * maxcon + nnz;
+  size_t rows = maxcon + 7 * nv + neq * nv + 4 * nrow + 8 * maxcon + nnz;
   size_t problem = 6 * nrow + 4 * nv + MR_AJ_BLOCK * nv + nrow * trees + gsize;
   size_t scratch = MR_SOLVER_SCRATCH(ndense, nv);
   size_t sparse = mr_solver_sparse_scratch(m, nrow, neq > 0 ? nv : pair) / sizeof(double) + 1;
   if (sparse > scratch) scratch = sparse;
   size_t project = 2 * neq * nv + neq * neq + 2 * neq + 8 * nv;
   size_t doubles = rows + problem + scratch + project;
-  size_t ints = maxcon + 2 * nrow + nnz + 6 * nrow + 2 * nv + 8;
+  size_t ints = 2 * maxcon + 2 * nrow + nnz + 6 * nrow + 4 * nv + 8; /* + depenetrate.c */
   return sizeof(mr_rows) + doubles * sizeof(double) + ints * sizeof(int) + 96 * 64;
 }

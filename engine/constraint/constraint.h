@@ -39,34 +39,41 @@
  *   contact normal, limit:  phi > 0 (open, inside the margin):  bias = phi / dt
  *                           -- the row exerts no impulse unless the gap would close within
  *                           the step, and then closes it exactly (speculative contact)
- *                           -MR_CONTACT_BAND < phi <= 0 (resting): bias = 0
- *                           deeper: bias = ERP (phi + MR_CONTACT_BAND) / dt, at most
- *                           MR_RECOVERY_SPEED, and 0 for a contact within one kinematic tree
+ *                           phi <= 0 (penetrating): bias = 0, "no deeper"
  *   equality:               bias = MR_ERP_EQUALITY phi / dt
+ *
+ * Penetration is recovered at the position level, never through the velocity: after the
+ * step, mr_constraint_depenetrate moves the positions (not the velocities) so that every
+ * contact and limit predicted deeper than MR_CONTACT_BAND recovers MR_ERP_CONTACT of the
+ * excess -- all of it for a contact found this step (age 0: its depth is that of a late
+ * detection, an impact found between two steps, not of the contact's dynamics) -- with the mass-weighted least motion that keeps the other rows from going
+ * deeper than the band (a small LCP on the unilateral rows, PGS in velocity form). A recovery
+ * velocity in g (Baumgarte's ERP depth / dt) is kinetic energy the step invents: a ball
+ * that lands between two steps, penetrating by up to its speed times dt, kept 0.2 of that
+ * depth per step as upward speed and rebounded to 3.4% of its drop with no restitution at
+ * all (issue 17). Split this way, e = 0 means no rebound, and restitution e rebounds to
+ * e^2 of the drop whatever the depth at detection.
  *
  * The resting band is the penetration allowance of Box2D's and Bullet's slop: a body
  * resting on several points sits a little deeper at some than at others, and recovering
- * each depth at its own rate asks a rigid body for contact velocities it cannot have. The
- * rows then have no exact sticking solution, contacts creep to reconcile them (a lying
- * humanoid's torso rose 12 um/s), solvers stall at their cap, and the recovery velocity
- * is kinetic energy the step invents. Within the band a resting contact's target is
- * "no deeper", which a rigid body meets exactly.
+ * each depth asks a rigid body for contact motions it cannot make. The rows then have no
+ * exact sticking solution, contacts creep to reconcile them (a lying humanoid's torso rose
+ * 12 um/s), and solvers stall at their cap. Within the band nothing is recovered.
  *
- * Beyond the band, recovery is a velocity, so it is capped (PhysX's maximum depenetration
- * velocity, Box2D's contact push speed): a few millimetres at ERP 0.2 and dt = 1 ms would
- * ask 1.6 m/s. A contact between two parts of one kinematic tree (self-collision) never
- * recovers, at any depth, it is only kept from going deeper: such overlaps are modeling
- * artifacts (robot meshes interpenetrating across joints) far more often than dynamics,
- * and a recovery velocity the joints can only realize by driving the mechanism through
- * its other contacts pumped talos_reduced's energy by 10 J in its first step. Contacts
+ * A contact between two parts of one kinematic tree (self-collision) never recovers, at
+ * any depth, it is only kept from going deeper: such overlaps are modeling artifacts (robot
+ * meshes interpenetrating across joints) far more often than dynamics, and a recovery the
+ * joints can only realize by driving the mechanism through its other contacts pumped
+ * talos_reduced's energy by 10 J in its first step (when it was a velocity). Contacts
  * between different trees, or with the world, can always be separated by moving one of
  * them, so they recover at every depth. A joint limit recovers like a separable contact
  * (its row acts on its own dof).
  *
- * ERP = 1 would remove the error in one step but is stiff and rings; 0.2 removes 20% per
- * step (about 10 steps to 1/10), the common choice (ODE, Bullet). Equalities additionally
- * get the position projection of mr_constraint_project, which holds loop closures to
- * round-off, so their ERP only matters between projections. */
+ * ERP = 1 would remove the excess in one step and make a deep contact jump; 0.2 removes 20%
+ * per step (about 10 steps to 1/10), the common choice (ODE, Bullet), here as motion of the
+ * positions alone. Equalities additionally get the position projection of
+ * mr_constraint_project, which holds loop closures to round-off, so their ERP only matters
+ * between projections. */
 #define MR_ERP_CONTACT 0.2
 #define MR_ERP_LIMIT 0.2
 #define MR_ERP_EQUALITY 0.2
@@ -74,8 +81,6 @@
  * growing but not recovered. Far below the accuracy of robot meshes and of contact
  * geometry (MuJoCo's soft contacts rest about a millimetre deep). */
 #define MR_CONTACT_BAND 2e-4
-/* The largest recovery velocity of a penetrating contact or violated limit (m/s or rad/s). */
-#define MR_RECOVERY_SPEED 1.0
 /* Penetration an open contact may close to (papers/000 eq. 91's delta), and the offset of a
  * joint limit's gap likewise: a closing row ends MR_CONTACT_SLOP deep, not at 0. Closed to
  * 0 exactly, a resting body ends up a round-off above its support, its contacts (dist <
@@ -83,11 +88,20 @@
  * limit has no limit row (gap 0 is not below the margin 0) and falls through it for a step.
  * One micrometre (or microradian) keeps the rows and the warm start. */
 #define MR_CONTACT_SLOP 1e-6
+/* The position pass (mr_constraint_depenetrate): Gauss-Seidel sweeps at most, and the row
+ * error (m or rad) below which it stops: a fraction of the band is ample for a correction
+ * that the next step refines anyway. */
+#define MR_DEPENETRATE_SWEEPS 50
+#define MR_DEPENETRATE_TOL (1e-2 * MR_CONTACT_BAND)
 
-/* Newton restitution (papers/000 eq. 54), d->opt.restitution = e: for a contact new this
- * step (age 0) that is approaching (J_N v0 < 0), g_N += e J_N v0, so the solver targets
- * c_N >= -e J_N v0; the larger of this and the penetration recovery is used, not their
- * sum. MJCF has no restitution: 0 by default (run --restitution E). */
+/* Newton restitution (papers/000 eq. 54), d->opt.restitution = e: a contact that impacts
+ * this step -- approaching (J_N v0 < 0), closing within the step (phi + dt J_N v0 < 0) and
+ * fresh (mr_rows.fresh) -- gets g_N += e J_N v0, so the solver targets
+ * c_N >= -e J_N v0: it leaves at e times its approach speed, from wherever it was detected
+ * (open inside the margin, or already penetrating, whose depth the position pass then
+ * removes without adding speed). Resting contacts push every step and never bounce. MJCF
+ * has no restitution: 0 by default (run --restitution E); solvers whose model has none
+ * (registry: no_restitution) refuse it. */
 
 /* A joint-limit side becomes a row when its gap phi is below the joint's margin, or would
  * be within MR_LIMIT_LOOKAHEAD steps at the current joint speed: an open row is inert (its
@@ -143,11 +157,15 @@ typedef struct mr_rows {
   double *J;    /* nnz: their values */
   double *phi;  /* nrow: position-level value (normal rows: dist; tangent rows: 0) */
   double *bias; /* nrow: stabilization + restitution, added to J v_free in g */
+  double *v0;   /* nv: the velocity at the start of the step (qvel when the rows were built:
+                   restitution, soft's and sap's velocity terms, the position pass) */
   int *id;      /* nrow: equality id, joint id (joint limits), -1 - (2 tendon + side)
                    (tendon limits), d->contact index (contacts) */
 
   double *mu;     /* ncon */
   double *dist;   /* ncon */
+  int *fresh;     /* ncon: 1 when the contact did not push the step before (its persistent
+                     impulse is zero: new, or open inside its margin): an impact */
   double *solref; /* ncon x2 */
   double *solimp; /* ncon x5 */
 } mr_rows;
@@ -174,6 +192,14 @@ int mr_constraint_build(const mr_model *m, mr_data *d);
  * Returns 0, or -1 on an arena failure (dv is then zero). */
 int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                         double *dv);
+
+/* The position pass after the step (see the stabilization rule above): moves qpos so that
+ * contacts and limits predicted deeper than MR_CONTACT_BAND at the end of the step recover
+ * MR_ERP_CONTACT of the excess, without touching qvel. The end-of-step depth is predicted
+ * from the rows at q0 and the velocity that moved the positions (qvel after Euler, the
+ * midpoint velocity after the midpoint scheme). Does nothing when no row is that deep or
+ * the solver's model recovers penetration itself (registry: depenetrate = 0). */
+void mr_constraint_depenetrate(const mr_model *m, mr_data *d);
 
 /* Projects qpos onto the equality constraints (connect, weld, joint) by Newton steps
  * dq = -A^-1 J^T (J A^-1 J^T + eps I)^-1 phi with the factor in d->qLD. Runs the kinematics

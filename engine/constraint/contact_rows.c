@@ -114,20 +114,16 @@ int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep, in
   return n;
 }
 
-/* The normal row's bias: penetration recovery or the gap to close, and restitution. */
-static double mr_contact_bias(const mr_model *m, const mr_data *d, const mr_rows *r, int row,
-                              const mr_contact *c) {
-  double bias = mr_unilateral_bias(c->dist + MR_CONTACT_SLOP, MR_ERP_CONTACT, r->dt,
-                                   m->body_rootid[c->body1] != m->body_rootid[c->body2]);
+/* The normal row's bias: the gap to close (constraint.h), or Newton restitution on impact. */
+static double mr_contact_bias(const mr_data *d, const mr_rows *r, int row, const mr_contact *c,
+                              int fresh) {
+  double phi = c->dist + MR_CONTACT_SLOP, bias = mr_unilateral_bias(phi, r->dt);
   double e = d->opt.restitution;
-  if (e > 0 && c->age == 0) {
-    double vn = 0;
-    for (int t = r->nzadr[row]; t < r->nzadr[row + 1]; t++) vn += r->J[t] * d->qvel[r->nzind[t]];
-    /* The bounce replaces the penetration recovery instead of adding to it: recovery
-     * (ERP * depth / dt, about ERP * vn at impact) would otherwise raise e by ~0.2. */
-    if (vn < 0) bias = fmin(bias, e * vn);
-  }
-  return bias;
+  if (!(e > 0) || !fresh) return bias;
+  double vn = 0;
+  for (int t = r->nzadr[row]; t < r->nzadr[row + 1]; t++) vn += r->J[t] * r->v0[r->nzind[t]];
+  /* an impact: approaching and closing within the step; the bounce replaces the gap term */
+  return vn < 0 && phi + r->dt * vn < 0 ? e * vn : bias;
 }
 
 /* A contact's three rows share one column list: the dofs of its bodies' chains (a few
@@ -160,7 +156,8 @@ void mr_contact_rows_fill(const mr_model *m, mr_data *d, mr_rows *r, const int *
       r->id[row + a] = ci;
     }
     for (int t = 0; t < ndof; t++) jp[dofs[t]] = jp[nv + dofs[t]] = jp[2 * nv + dofs[t]] = 0;
-    r->bias[row] = mr_contact_bias(m, d, r, row, c);
+    r->fresh[k] = c->impulse[0] == 0;
+    r->bias[row] = mr_contact_bias(d, r, row, c, r->fresh[k]);
     r->mu[k] = c->dim == 1 ? 0 : c->friction[0];
     r->dist[k] = c->dist;
     memcpy(r->solref + 2 * k, c->solref, 2 * sizeof(double));

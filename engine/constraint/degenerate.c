@@ -47,6 +47,7 @@ static void mr_row_move(mr_rows *r, int from, int to, int *span, double *Gdiag) 
 static void mr_contact_move(mr_rows *r, int from, int to) {
   r->mu[to] = r->mu[from];
   r->dist[to] = r->dist[from];
+  r->fresh[to] = r->fresh[from];
   memmove(r->solref + 2 * to, r->solref + 2 * from, 2 * sizeof(double));
   memmove(r->solimp + 5 * to, r->solimp + 5 * from, 5 * sizeof(double));
 }

@@ -139,6 +139,7 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
   p->solref = r->solref;
   p->solimp = r->solimp;
   p->v_free = v_free;
+  p->v0 = r->v0;
   p->m = m;
   p->d = d;
   p->tol = d->opt.tol > 0 ? d->opt.tol : 1e-8;
@@ -347,6 +348,21 @@ static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, m
   return 0;
 }
 
+/* For a solver whose contacts the position pass recovers (mr_solver_info.depenetrate), the
+ * contact distances it sees are clipped at the resting band: a solver that reads them (sap's
+ * v_hat) would otherwise recover the depth again, through the velocity, and launch what the
+ * pass lifts (a ball found 4 mm deep left at 3 m/s). The rows keep the true distances.
+ * Returns -1 on arena exhaustion. */
+static int mr_problem_clip_depth(mr_data *d, const mr_rows *r, const mr_solver_info *solver,
+                                 mr_problem *p) {
+  if (!solver->depenetrate || r->ncon == 0) return 0;
+  double *dist = mr_arena_doubles(d, (size_t)r->ncon);
+  if (!dist) return -1;
+  for (int k = 0; k < r->ncon; k++) dist[k] = fmax(r->dist[k], -MR_CONTACT_BAND);
+  p->dist = dist;
+  return 0;
+}
+
 int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                         double *dv) {
   size_t mark = mr_arena_mark(d);
@@ -359,6 +375,11 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double 
     return -1;
   }
   const int n = r->nrow; /* after the degenerate contacts left */
+  if (mr_problem_clip_depth(d, r, solver, &p)) {
+    mr_solve_failed(m, d, dv);
+    mr_arena_restore(d, mark);
+    return -1;
+  }
   mr_warm_start(d, r, lambda);
   double *warm = mr_arena_doubles(d, (size_t)n);
   if (!warm) {
@@ -368,7 +389,7 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double 
   }
   memcpy(warm, lambda, (size_t)n * sizeof(double));
   mr_solver_out out = {.lambda = lambda, .c = c, .dv = solver->primal ? dv : NULL,
-                       .history = d->solver_history};
+                       .history = d->solver_history, .history_cap = MR_MAX_ITER_CAP};
   double start = mr_seconds();
   solver->solve(&p, &out, d);
   if (solver->primal && out.status == MR_SOLVER_MAX_ITER &&

@@ -228,6 +228,7 @@ void mr_constraint_project(const mr_model *m, mr_data *d) {
     mr_equality_eval(m, d, phi, J, scratch);
     double err = 0;
     for (int i = 0; i < n; i++) err = fmax(err, fabs(phi[i]));
+    if (it == 0) d->metrics.loop_closure = err; /* what the step left, before repair */
     if (!(err > MR_PROJECT_TOL)) break;
     memcpy(AJ, J, (size_t)n * nv * sizeof(double));
     mr_solve_mass(m, d, AJ, AJ, n);

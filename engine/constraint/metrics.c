@@ -24,7 +24,9 @@ static void mr_metrics_from_c(const mr_problem *p, const mr_rows *r, const doubl
   out->signorini = acc.signorini;
   out->dissipation = acc.dissipation;
   out->penetration = 0;
-  for (int k = 0; k < p->ncon; k++) out->penetration = mr_maxd(out->penetration, -p->dist[k]);
+  /* the rows' own distances: a solver may have been given them clipped (delassus.c) */
+  const double *dist = r && r->dist ? r->dist : p->dist;
+  for (int k = 0; k < p->ncon; k++) out->penetration = mr_maxd(out->penetration, -dist[k]);
   out->loop_closure = 0;
   for (int i = 0; i < r->neq; i++) out->loop_closure = mr_maxd(out->loop_closure, fabs(r->phi[i]));
 }

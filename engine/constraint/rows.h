@@ -19,9 +19,9 @@ static inline void mr_rows_end(mr_rows *r) { r->nzadr[r->nrow] = r->nnz; }
 /* The deepest dof that moves body b, or -1 for a body welded to the world. */
 int mr_body_last_dof(const mr_model *m, int b);
 
-/* The bias of a unilateral row with gap phi (constraint.h); deep violations recover only
- * when `separable`. */
-double mr_unilateral_bias(double phi, double erp, double dt, int separable);
+/* The bias of a unilateral row with gap phi (constraint.h): the gap to close when open, 0
+ * when penetrating (the position pass recovers depth). */
+double mr_unilateral_bias(double phi, double dt);
 
 /* Which sides of a limit are rows: bit 0 (lower) when x - range[0] is below the margin or
  * would be within MR_LIMIT_LOOKAHEAD steps of dt at the speed v, bit 1 likewise for

@@ -76,7 +76,7 @@ void mr_tendon_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r, int r
       for (int k = 0; k < m->tendon_Jrownnz[t]; k++)
         mr_rows_add(r, m->tendon_Jcolind[adr + k], sign * d->ten_J[adr + k]);
       r->phi[row] = phi;
-      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, MR_ERP_LIMIT, r->dt, 1);
+      r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, r->dt);
       r->id[row] = -1 - (2 * t + side);
       row++;
     }

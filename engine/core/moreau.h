@@ -491,7 +491,8 @@ typedef struct mr_metrics {
   double signorini;       /* |lambda_N c_N| max */
   double dissipation;     /* maximum-dissipation violation */
   double penetration;     /* max(0, -dist) over contacts */
-  double loop_closure;    /* max violation of equality constraints (m or rad) */
+  double loop_closure;    /* max violation of equality constraints at the end of the step,
+                             before the position projection repairs it (m or rad) */
   double energy;          /* kinetic + potential */
   double solver_time;     /* seconds spent in the solver this step */
 } mr_metrics;
@@ -716,6 +717,9 @@ int mr_solver_default(void);
 const char *mr_solver_name(int index);
 char mr_solver_hotkey(int index);
 const char *mr_solver_description(int index);
+/* NULL when the solver applies Newton restitution (opt.restitution), else one line saying
+ * why its contact model cannot (run --restitution with it is an error). */
+const char *mr_solver_no_restitution(int index);
 
 /* Kinetic + potential (gravity and springs) energy into d->energy. */
 void mr_energy(const mr_model *m, mr_data *d);

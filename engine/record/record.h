@@ -3,11 +3,13 @@
  * The format follows the file name's extension (.csv, or .h5 / .hdf5).
  *
  * CSV (DESIGN.md sec. 5) has the header
- *   time,qpos_0..qpos_{nq-1},qvel_0..qvel_{nv-1},ncon,iters,residual,energy
- * then, for a model with actuator activations, act_0..act_{na-1}, then one column per
- * sensor number, sensor_NAME (scalars) or sensor_NAME_i (mr_sensor_column); numbers are
- * printed with %.17g, so that every double reads back exactly. It carries no controls (the
- * columns are a contract other tools parse); record to HDF5 for those.
+ *   time,qpos_0..qpos_{nq-1},qvel_0..qvel_{nv-1},ncon,iters,residual,energy,status,natural_map
+ * (residual and status: the solver's own measure and verdict, 0 converged, 1 at its cap, 2
+ * failed; natural_map: the NCP natural-map residual of its impulses, the same measure for
+ * every solver), then, for a model with actuator activations, act_0..act_{na-1}, then one
+ * column per sensor number, sensor_NAME (scalars) or sensor_NAME_i (mr_sensor_column);
+ * numbers are printed with %.17g, so that every double reads back exactly. It carries no
+ * controls (the columns are a contract other tools parse); record to HDF5 for those.
  *
  * HDF5 (through libhdf5) holds one row per recorded state in chunked datasets that grow
  * with the run (H5S_UNLIMITED), so memory stays flat however long the run:
@@ -17,12 +19,13 @@
  *                           time: d->ctrl clamped to ctrlrange as the actuators use it
  *   /ncon (int, rows)       contacts found by the step that produced the row
  *   /iters (int, rows)      solver iterations of that step
- *   /residual (rows)        the solver's final residual
+ *   /residual (rows)        the solver's final residual, by its own measure
  *   /energy (rows)          kinetic + potential energy of the state
  *   /solver_status (int)    0 converged, 1 hit the iteration cap, 2 failed
  *   /nefc (int)             constraint rows of the step
- *   /primal, /dual, /complementarity, /penetration, /loop_closure
- *                           the step's physical error measures (mr_metrics, L-infinity)
+ *   /primal, /dual, /complementarity, /natural_map, /penetration, /loop_closure
+ *                           the step's physical error measures (mr_metrics, L-infinity):
+ *                           natural_map is the NCP residual every solver is judged by
  *   /act (rows x na)        actuator activations (rows x 0 without)
  *   /sensordata (rows x nsensordata)  d->sensordata; its attributes name the columns
  *                           (columns, as in the CSV header) and the sensors (names, types,

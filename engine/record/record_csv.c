@@ -63,7 +63,7 @@ static int csv_write_header(mr_record_csv *r, char *err, int errlen) {
   csv_put_text(r, "time");
   for (int i = 0; i < r->nq; i++) csv_put_name(r, "qpos", i);
   for (int i = 0; i < r->nv; i++) csv_put_name(r, "qvel", i);
-  csv_put_text(r, ",ncon,iters,residual,energy");
+  csv_put_text(r, ",ncon,iters,residual,energy,status,natural_map");
   for (int i = 0; i < r->na; i++) csv_put_name(r, "act", i);
   for (int i = 0; i < r->m->nsensor; i++)
     for (int k = 0; k < r->m->sensor_dim[i]; k++) {
@@ -88,7 +88,7 @@ mr_record_csv *mr_record_csv_open(const mr_model *m, const char *path, char *err
   r->na = m->na;
   r->nsensordata = m->nsensordata;
   r->m = m;
-  r->row_cap = (size_t)(m->nq + m->nv + m->na + m->nsensordata + 8) * CSV_NUMBER_CHARS;
+  r->row_cap = (size_t)(m->nq + m->nv + m->na + m->nsensordata + 10) * CSV_NUMBER_CHARS;
   /* a block of about 64 KiB, and at least one row and the header (names are shorter than
    * numbers) */
   r->cap = r->row_cap * 2 + 65536;
@@ -122,7 +122,10 @@ int mr_record_csv_write(mr_record_csv *r, const mr_data *d, double energy, char 
   int n = snprintf(r->block + r->len, r->cap - r->len, "%d,%d,", d->ncon, d->solver_iters);
   if (n > 0) r->len += (size_t)n;
   csv_put_number(r, d->solver_residual, ',');
-  csv_put_number(r, energy, r->na + r->nsensordata ? ',' : '\n');
+  csv_put_number(r, energy, ',');
+  n = snprintf(r->block + r->len, r->cap - r->len, "%d,", d->solver_status);
+  if (n > 0) r->len += (size_t)n;
+  csv_put_number(r, d->metrics.natural_map, r->na + r->nsensordata ? ',' : '\n');
   for (int i = 0; i < r->na; i++)
     csv_put_number(r, d->act[i], i + 1 < r->na + r->nsensordata ? ',' : '\n');
   for (int i = 0; i < r->nsensordata; i++)

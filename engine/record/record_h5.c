@@ -25,7 +25,7 @@
 enum {
   H5_TIME, H5_QPOS, H5_QVEL, H5_CTRL, H5_NCON, H5_ITERS, H5_RESIDUAL, H5_ENERGY,
   H5_SOLVER_STATUS, H5_NEFC, H5_PRIMAL, H5_DUAL, H5_COMPLEMENTARITY, H5_PENETRATION,
-  H5_LOOP_CLOSURE, H5_ACT, H5_SENSORDATA, H5_NCOLUMNS
+  H5_LOOP_CLOSURE, H5_NATURAL_MAP, H5_ACT, H5_SENSORDATA, H5_NCOLUMNS
 };
 
 typedef struct h5_column {
@@ -87,6 +87,7 @@ static void h5_define_columns(mr_record_h5 *r, const mr_model *m) {
   h5_set_column(&c[H5_PRIMAL], "primal", 1, 1, 0);
   h5_set_column(&c[H5_DUAL], "dual", 1, 1, 0);
   h5_set_column(&c[H5_COMPLEMENTARITY], "complementarity", 1, 1, 0);
+  h5_set_column(&c[H5_NATURAL_MAP], "natural_map", 1, 1, 0);
   h5_set_column(&c[H5_PENETRATION], "penetration", 1, 1, 0);
   h5_set_column(&c[H5_LOOP_CLOSURE], "loop_closure", 1, 1, 0);
   h5_set_column(&c[H5_ACT], "act", 2, m->na, 0);
@@ -456,6 +457,7 @@ int mr_record_h5_write(mr_record_h5 *r, const mr_data *d, double energy, char *e
   c[H5_COMPLEMENTARITY].buf[k] = x->complementarity;
   c[H5_PENETRATION].buf[k] = x->penetration;
   c[H5_LOOP_CLOSURE].buf[k] = x->loop_closure;
+  c[H5_NATURAL_MAP].buf[k] = x->natural_map;
   h5_put(&c[H5_ACT], k, d->act);
   h5_put(&c[H5_SENSORDATA], k, d->sensordata);
   r->pending++;

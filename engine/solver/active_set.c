@@ -332,7 +332,8 @@ static double mr_active_set_move(const mr_problem *p, const mr_active_set *s, in
  * Returns 1 after a move that lowered *res, 0 when there was nothing to solve or no step
  * length helped (lambda, c, dv are then somewhere between; the caller restores its best). */
 static int mr_active_set_round(const mr_problem *p, mr_active_set *s, double floor,
-                               double *lambda, double *c, double *dv, double *res) {
+                               double *lambda, double *c, double *dv, double *res,
+                               int *rounds) {
   int m = mr_active_set_unknowns(p, lambda, c, floor, s->u);
   if (m == 0 || m > MR_ACTIVE_SET_MAX) return 0;
   if (s->mlast < 0) mr_gcache_fill(&s->g, s->u, m);
@@ -342,6 +343,7 @@ static int mr_active_set_round(const mr_problem *p, mr_active_set *s, double flo
     memcpy(s->last, s->u, (size_t)m * sizeof(mr_unknown));
     if (s->mlast == 0) return 0;
   }
+  ++*rounds; /* a linear solve: an iteration */
   mr_active_set_solve(s->H, s->dropped, lambda, c, s->u, m, s->x);
   mr_active_set_save(p, s->old, lambda, c, dv);
   double alpha = 1, start = *res;
@@ -360,6 +362,12 @@ static int mr_active_set_round(const mr_problem *p, mr_active_set *s, double flo
  * point cost more factorizations than the sweeps it saved), and the best point is kept. */
 int mr_active_set_refine(const mr_problem *p, double *lambda, double *c, double *dv,
                          double *residual, double floor, mr_data *work) {
+  int rounds = 0;
+  return mr_active_set_refine_counted(p, lambda, c, dv, residual, floor, work, &rounds);
+}
+
+int mr_active_set_refine_counted(const mr_problem *p, double *lambda, double *c, double *dv,
+                                 double *residual, double floor, mr_data *work, int *rounds) {
   size_t mark = mr_arena_mark(work);
   mr_active_set s;
   if (!mr_active_set_alloc(&s, p, work)) {
@@ -370,7 +378,7 @@ int mr_active_set_refine(const mr_problem *p, double *lambda, double *c, double 
   int kept = 0;
   double res = *residual;
   for (int round = 0; round < MR_ACTIVE_SET_ROUNDS && *residual > p->tol; round++) {
-    if (!mr_active_set_round(p, &s, floor, lambda, c, dv, &res)) break;
+    if (!mr_active_set_round(p, &s, floor, lambda, c, dv, &res, rounds)) break;
     *residual = res;
     mr_active_set_save(p, s.best, lambda, c, dv);
     kept = 1;

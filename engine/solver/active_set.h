@@ -37,4 +37,9 @@ size_t mr_active_set_scratch(size_t nrow, size_t nv);
 int mr_active_set_refine(const mr_problem *p, double *lambda, double *c, double *dv,
                          double *residual, double floor, mr_data *work);
 
+/* The same, adding to *rounds the Newton rounds that solved a linear system (pgs counts
+ * each as an iteration, so that iteration counts compare across solvers). */
+int mr_active_set_refine_counted(const mr_problem *p, double *lambda, double *c, double *dv,
+                                 double *residual, double floor, mr_data *work, int *rounds);
+
 #endif

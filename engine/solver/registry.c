@@ -18,18 +18,38 @@ void mr_solve_stagproj(const mr_problem *p, mr_solver_out *out, mr_data *work);
 void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work);
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
 
-/* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table. */
+/* Why the compliant models cannot apply a restitution coefficient. */
+#define MR_SAP_NO_RESTITUTION                                                              \
+  "SAP's compliant contact has no restitution coefficient: a contact rebounds by its stiffness " \
+  "and dissipation time scale tau_d (near-rigid and critically damped by default: no rebound)"
+#define MR_SOFT_NO_RESTITUTION                                                          \
+  "MuJoCo's soft contact has no restitution coefficient: a contact rebounds by its solref " \
+  "stiffness and damping ratio (critically damped by default: no rebound)"
+
+/* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table.
+ *
+ * What one iteration is (out->iters, the plots' and summaries' "iterations"), per solver;
+ * every inner solve is counted:
+ *   pgs       a Gauss-Seidel sweep or an active-set Newton round (active_set.c)
+ *   lcp, ccp  a Gauss-Seidel sweep
+ *   admm      an ADMM iteration (one back-substitution with the factor of G + R + rho I)
+ *   raisim    a sweep over the contacts (each contact's bisection is part of its update)
+ *   implicit  a Gauss-Newton iteration (its dogleg search is part of it)
+ *   sap       a Newton iteration (its exact line search is part of it)
+ *   soft      a Newton iteration of the shared convex solver (convex.c), as sap
+ *   stagproj  an iteration of either inner QP solver: the sum over the outer iterations
+ *   newton    a Newton iteration, plus pgs's when it hands a step over */
 static const mr_solver_info mr_solvers[] = {
-    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0, 0},
-    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1, 0},
-    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1, 0},
-    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1, 0},
-    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0},
-    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0},
-    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0},
-    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0},
-    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0},
-    {"newton", '0', "the NCP by Newton's method in velocities: PGS's projections, tree-block sparse Cholesky, proximal steps; pgs takes over what it cannot finish", mr_solve_newton, 0, 1},
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0, 0, NULL, 1},
+    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1, 0, NULL, 1},
+    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1, 0, NULL, 1},
+    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1, 0, NULL, 1},
+    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0, NULL, 1},
+    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0, NULL, 1},
+    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0, MR_SAP_NO_RESTITUTION, 1},
+    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0, MR_SOFT_NO_RESTITUTION, 0},
+    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0, NULL, 1},
+    {"newton", '0', "the NCP by Newton's method in velocities: PGS's projections, tree-block sparse Cholesky, proximal steps; pgs takes over what it cannot finish", mr_solve_newton, 0, 1, NULL, 1},
 };
 
 #define MR_NSOLVERS ((int)(sizeof mr_solvers / sizeof mr_solvers[0]))
@@ -81,4 +101,9 @@ char mr_solver_hotkey(int index) {
 const char *mr_solver_description(int index) {
   const mr_solver_info *s = mr_solver_get(index);
   return s ? s->description : NULL;
+}
+
+const char *mr_solver_no_restitution(int index) {
+  const mr_solver_info *s = mr_solver_get(index);
+  return s ? s->no_restitution : NULL;
 }

@@ -57,6 +57,8 @@ typedef struct mr_problem {
   const double *solref; /* ncon x2: MJCF solref of contact k (soft) */
   const double *solimp; /* ncon x5: MJCF solimp of contact k (soft) */
   const double *v_free; /* nv: unconstrained velocity at the end of the step */
+  const double *v0;     /* nv: velocity at the start of the step (soft's and sap's velocity
+                           terms; under midpoint d->qvel is stage 1's, not this) */
 
   /* The factored form of G, for solvers that never form it (mr_solver_info.dense_G = 0):
    * G = J AJ^T. Row j of AJ = A^-1 J_j^T is nonzero only inside the dofs of the (at most
@@ -83,7 +85,9 @@ typedef struct mr_solver_out {
   double *lambda;   /* nrow: in: warm start (persistent contacts, last step); out: impulses */
   double *c;        /* nrow: out: G lambda + g */
   double *dv;       /* nv, primal solvers only (else NULL): out: A^-1 J^T lambda */
-  double *history;  /* max_iter: residual after each iteration (for the plots) */
+  double *history;  /* residual after each iteration (for the plots) */
+  int history_cap;  /* entries history holds; 0: p->max_iter (solvers whose iterations can
+                       outnumber the cap, stagproj's inner ones, write no more than this) */
   int iters;        /* iterations done */
   int status;       /* mr_solver_status */
   double residual;  /* the solver's own stopping measure at exit */
@@ -139,6 +143,16 @@ typedef struct mr_solver_info {
   int dense_G;             /* 1: needs p->G; 0: also works from J and AJ (big scenes) */
   int primal;              /* 1: works in velocities from J, A and v_free: needs neither G
                               nor AJ, and returns dv */
+  /* NULL when the solver applies the stage's Newton restitution (d->opt.restitution, in g);
+   * otherwise why its model cannot, one line (`--restitution` with it is an error). */
+  const char *no_restitution;
+  /* 1: contact penetration beyond the resting band is recovered by the stage's position
+   * pass after the step (engine/constraint/depenetrate.c), and the solver sees contact
+   * distances clipped at the resting band (p->dist); 0: the solver's model recovers it
+   * through its own targets from the true distances (soft: MuJoCo's reference
+   * acceleration) and the pass leaves contacts alone. Joint and tendon limits are
+   * recovered by the pass for every solver. */
+  int depenetrate;
 } mr_solver_info;
 
 /* The registry (engine/solver/registry.c): one line per solver. */

@@ -69,7 +69,7 @@ def test_close_without_rows_leaves_an_empty_recording(pendulum, tmp_path):
     m, _ = pendulum
     path = tmp_path / "empty.csv"
     moreau.Recorder(path, m).close()
-    assert path.read_text().splitlines() == ["time,qpos_0,qvel_0,ncon,iters,residual,energy"]
+    assert path.read_text().splitlines() == ["time,qpos_0,qvel_0,ncon,iters,residual,energy,status,natural_map"]
 
 
 def test_dropped_recorder_completes_its_file(pendulum, tmp_path):
