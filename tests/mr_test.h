@@ -67,6 +67,18 @@ static int mr_test_checks = 0;
     }                                                                            \
   } while (0)
 
+/* MR_REQUIRE with a printf-style explanation (say which file is missing, and why). */
+#define MR_REQUIRE_MSG(cond, ...)                                                          \
+  do {                                                                                     \
+    mr_test_checks++;                                                                      \
+    if (!(cond)) {                                                                         \
+      fprintf(stderr, "%s:%d: required check failed: %s: ", __FILE__, __LINE__, #cond);   \
+      fprintf(stderr, __VA_ARGS__);                                                        \
+      fputc('\n', stderr);                                                                 \
+      exit(1);                                                                             \
+    }                                                                                      \
+  } while (0)
+
 #define MR_TEST_END()                                                                  \
   do {                                                                                 \
     if (mr_test_checks == 0) {                                                         \

@@ -216,6 +216,6 @@ int main(void) {
   signal(SIGALRM, watchdog_fire);
   alarm(WATCHDOG_SECONDS);
   test_humanoid();
-  if (!getenv("MR_SKIP_PILE")) test_pile();
+  test_pile();
   MR_TEST_END();
 }

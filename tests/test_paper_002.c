@@ -204,15 +204,77 @@ static void test_ramped_push(void) {
 
 /* ------------------------------------------------------------------ 3. mass ratio 1e6 */
 
+/* The rows the last mr_step solved. Their header is the first block of the step's arena
+ * (constraint.h) and stays there until the next step resets the arena; mr_constraint_rows
+ * no longer returns it because the step count has moved on. */
+static const mr_rows *solved_rows(const mr_data *d) {
+  const mr_rows *r = (const mr_rows *)d->arena;
+  if (!r || d->parena < sizeof *r) return NULL;
+  return r->magic == MR_ROWS_MAGIC && r->nstep == d->nstep - 1 ? r : NULL;
+}
+
+/* x onto the Coulomb cone {mu |x_T| <= x_N}, written here rather than taken from
+ * engine/solver/cone.c so that the check does not share the solvers' code. */
+static void coulomb_project(double x[3], double mu) {
+  double t = hypot(x[1], x[2]);
+  if (t <= mu * x[0]) return;
+  if (mu * t <= -x[0]) {
+    x[0] = x[1] = x[2] = 0;
+    return;
+  }
+  double n = (x[0] + mu * t) / (1 + mu * mu);
+  x[0] = n;
+  x[1] *= mu * n / t;
+  x[2] *= mu * n / t;
+}
+
+/* The NCP natural-map residual of the step just taken, max over contacts of
+ * |lambda - P_K(lambda - (c + Gamma(c)))| (L-infinity), Gamma(c) = (mu |c_T|, 0, 0): zero
+ * exactly when the impulses solve the Coulomb NCP. Computed from what the step produced, not
+ * from the solver's output or the metrics module: lambda is each contact's impulse and the
+ * contact velocity is c = J v+ + bias, with v+ the end-of-step velocity (semi-implicit
+ * Euler: the one the impulses produced) and J, bias the rows the step built at its start.
+ * Only for contact-only scenes (no equality or limit rows, whose impulses the data does
+ * not keep per row). */
+static double step_natural_map(const mr_data *d) {
+  const mr_rows *r = solved_rows(d);
+  MR_REQUIRE(r && r->neq == 0 && r->nlim == 0);
+  double worst = 0;
+  for (int k = 0; k < r->ncon; k++) {
+    const double *lambda = d->contact[r->id[3 * k]].impulse;
+    double c[3], y[3];
+    for (int a = 0; a < 3; a++) {
+      int i = 3 * k + a;
+      c[a] = r->bias[i];
+      for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) c[a] += r->J[t] * d->qvel[r->nzind[t]];
+    }
+    c[0] += r->mu[k] * hypot(c[1], c[2]);
+    for (int a = 0; a < 3; a++) y[a] = lambda[a] - c[a];
+    coulomb_project(y, r->mu[k]);
+    for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(lambda[a] - y[a]));
+  }
+  return worst;
+}
+
 typedef struct ratio_stats {
-  int converged, capped, failed_status, lies, steps;
-  double worst_residual, worst_ncp_converged; /* the latter: metrics.natural_map */
+  int converged, capped, failed_status, steps;
+  int false_converged;        /* reported converged with the NCP natural map above the bound */
+  double worst_own;           /* the solver's own residual, max over steps */
+  double worst_ncp;           /* the independent natural map, max over steps */
+  double worst_ncp_converged; /* the same over the steps reported converged */
+  double worst_report;        /* max |d->metrics.natural_map - independent| */
 } ratio_stats;
+
+/* A converged NCP solution at tolerance tol has every primal, dual and complementarity term
+ * below tol (ncp.c): its natural map is then within a few tol (dual and primal errors pass
+ * into it unscaled, the complementarity one divided by the impulse, here > 1e-3 N s). */
+#define NCP_BOUND(tol) (10 * (tol))
 
 static ratio_stats run_mass_ratio(mr_model *m, const char *solver, int cap) {
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
   use_solver(d, solver);
+  MR_REQUIRE(d->opt.integrator == MR_INT_EULER);
   d->opt.tol = 1e-8;
   d->opt.max_iter = cap;
   ratio_stats r = {0};
@@ -223,55 +285,87 @@ static ratio_stats run_mass_ratio(mr_model *m, const char *solver, int cap) {
     r.converged += d->solver_status == 0;
     r.capped += d->solver_status == 1;
     r.failed_status += d->solver_status == 2;
-    r.worst_residual = fmax(r.worst_residual, d->solver_residual);
-    /* truthful: converged exactly when the reported residual meets the tolerance */
-    int lie = (d->solver_status == 0) != (d->solver_residual <= d->opt.tol);
-    if (lie && !r.lies)
-      fprintf(stderr, "  %s step %d: status %d with residual %.3e (tol %.0e)\n", solver, k,
-              d->solver_status, d->solver_residual, d->opt.tol);
-    r.lies += lie;
-    /* the NCP natural-map residual metrics.c computes from the returned impulses, not the
-     * solver's own measure: what "converged" is checked against */
-    if (d->solver_status == 0) r.worst_ncp_converged = fmax(r.worst_ncp_converged, d->metrics.natural_map);
+    r.worst_own = fmax(r.worst_own, d->solver_residual);
+    double ncp = step_natural_map(d);
+    r.worst_ncp = fmax(r.worst_ncp, ncp);
+    r.worst_report = fmax(r.worst_report, fabs(d->metrics.natural_map - ncp));
+    if (d->solver_status != 0) continue;
+    r.worst_ncp_converged = fmax(r.worst_ncp_converged, ncp);
+    if (ncp > NCP_BOUND(d->opt.tol) && !r.false_converged++)
+      fprintf(stderr, "  %s step %d: reports converged (own residual %.3e) with NCP natural map "
+              "%.3e\n", solver, k, d->solver_residual, ncp);
   }
-  printf("  %-9s cap %5d: %d contact steps, %d converged, %d capped, %d failed, worst residual "
-         "%.3e, %d untruthful statuses, worst NCP natural map when converged %.3e\n",
-         solver, cap, r.steps, r.converged, r.capped, r.failed_status, r.worst_residual, r.lies,
-         r.worst_ncp_converged);
+  printf("  %-9s cap %5d: %d contact steps, %d converged, %d capped, %d failed; own residual "
+         "max %.2e; NCP natural map max %.2e (%.2e over converged steps), reported natural map "
+         "off by %.1e; %d converged above %.0e\n",
+         solver, cap, r.steps, r.converged, r.capped, r.failed_status, r.worst_own, r.worst_ncp,
+         r.worst_ncp_converged, r.worst_report, r.false_converged, NCP_BOUND(d->opt.tol));
   mr_data_free(d);
   return r;
 }
 
+/* Solvers that today report converged on this scene with an NCP natural map above the
+ * bound (issue 17, measured after the position-level recovery landed): raisim stops on its
+ * per-contact bisection's own measure, 8e-14 at step 97 where the NCP's natural map is
+ * 5.5e-7. Checked strictly: when the solver is fixed, this test fails until the entry is
+ * removed. (stagproj was here until its inner QPs were solved to tolerance.) */
+static const char *const known_false_converged[] = {"raisim"};
+
+static int is_known_false_converged(const char *solver) {
+  for (size_t i = 0; i < sizeof known_false_converged / sizeof known_false_converged[0]; i++)
+    if (!strcmp(solver, known_false_converged[i])) return 1;
+  return 0;
+}
+
+/* lcp (a 4-facet friction pyramid) and ccp (Anitescu's relaxation, c_N >= mu |c_T|) solve
+ * problems of their own whose solutions are the NCP's only while every contact sticks
+ * strictly inside both cones; at the 1e6 mass ratio the light cube's contacts reach the
+ * cone's edge on some steps, and their converged solution is then 2e-5 to 1e-4 off the
+ * NCP's. Their status is their own method's, reported beside the NCP
+ * residual (the issue's honest reporting); what must be true is the residual they report. */
+static int solves_own_problem(const char *solver) {
+  return !strcmp(solver, "lcp") || !strcmp(solver, "ccp");
+}
+
+/* The compliant solvers solve a regularized problem on purpose (papers/004, papers/000
+ * sec. 1.10): their converged solution is not the rigid NCP's, and on this scene sap lets
+ * the heavy cube sink 47 mm in 0.1 s (the light cube's near-rigid regularization cannot
+ * hold a load 1e6 times its mass), natural map up to 9. Their status is their own
+ * method's; what must be true for them is the NCP residual they report. */
+static int is_compliant(const char *solver) {
+  return !strcmp(solver, "sap") || !strcmp(solver, "soft");
+}
+
+/* Every solver: the NCP natural map the step reports (d->metrics) is the independent one.
+ * Every solver of the NCP itself: converged means the NCP is solved. admm converges on
+ * every step; the per-contact solvers hit their cap. */
 static void test_mass_ratio(void) {
-  printf("3. heavy (1e3 kg) on light (1e-3 kg) cube, 100 steps, tol 1e-8\n");
+  printf("3. heavy (1e3 kg) on light (1e-3 kg) cube, 100 steps, tol 1e-8: status against the "
+         "NCP natural map of each step, computed from its impulses and end velocity\n");
   mr_model *m = load("heavy_light.xml");
   MR_REQUIRE(m);
-  ratio_stats a = run_mass_ratio(m, "admm", 10000);
-  MR_CHECK(a.steps == 100);
-  MR_CHECK_MSG(a.converged == a.steps && a.worst_residual <= 1e-8,
-               "admm: %d/%d converged, worst %.3e", a.converged, a.steps, a.worst_residual);
-  MR_CHECK(a.lies == 0);
-  /* A solver of the NCP that says "converged" must have solved it: the natural-map
-   * residual metrics.c computes from its impulses is within 100 tol (the solvers' own
-   * measures weigh the rows differently). lcp (a pyramid), ccp (a relaxation), sap and
-   * soft (compliant models) solve other problems: their NCP residual is printed only. */
-  MR_CHECK_MSG(a.worst_ncp_converged <= 100 * 1e-8, "admm: converged at NCP residual %.3g",
-               a.worst_ncp_converged);
-  const char *per_contact[] = {"pgs", "raisim"};
-  for (int i = 0; i < 2; i++) {
-    ratio_stats r = run_mass_ratio(m, per_contact[i], 100);
-    MR_CHECK_MSG(r.capped > 0, "%s never reported hitting its cap", per_contact[i]);
-    MR_CHECK_MSG(r.lies == 0, "%s: %d untruthful statuses", per_contact[i], r.lies);
-    MR_CHECK_MSG(r.worst_ncp_converged <= 100 * 1e-8, "%s: converged at NCP residual %.3g",
-                 per_contact[i], r.worst_ncp_converged);
-  }
-  const char *others[] = {"lcp", "ccp", "implicit", "sap", "soft", "stagproj"};
-  for (int i = 0; i < 6; i++) {
-    ratio_stats r = run_mass_ratio(m, others[i], 100);
-    MR_CHECK_MSG(r.lies == 0, "%s: %d untruthful statuses", others[i], r.lies);
-    int ncp = !strcmp(others[i], "implicit") || !strcmp(others[i], "stagproj");
-    MR_CHECK_MSG(!ncp || r.worst_ncp_converged <= 100 * 1e-8, "%s: converged at NCP residual %.3g",
-                 others[i], r.worst_ncp_converged);
+  MR_REQUIRE(mr_solver_count() >= 9);
+  for (int s = 0; s < mr_solver_count(); s++) {
+    const char *name = mr_solver_name(s);
+    ratio_stats r = run_mass_ratio(m, name, strcmp(name, "admm") ? 100 : 10000);
+    MR_CHECK_MSG(r.steps >= 90, "%s: contacts on %d of 100 steps only", name, r.steps);
+    MR_CHECK_MSG(r.worst_report <= 1e-9 * fmax(1, r.worst_ncp),
+                 "%s: reported natural map off the independent one by %.3e", name,
+                 r.worst_report);
+    if (is_compliant(name) || solves_own_problem(name)) continue;
+    if (is_known_false_converged(name))
+      MR_CHECK_MSG(r.false_converged > 0, "%s now reports converged only with the NCP solved: "
+                   "remove it from known_false_converged", name);
+    else
+      MR_CHECK_MSG(r.false_converged == 0, "%s: %d steps reported converged with the NCP "
+                   "natural map above %.0e (worst %.3e)", name, r.false_converged,
+                   NCP_BOUND(1e-8), r.worst_ncp_converged);
+    if (!strcmp(name, "admm"))
+      MR_CHECK_MSG(r.steps == 100 && r.converged == r.steps && r.worst_ncp <= NCP_BOUND(1e-8),
+                   "admm: %d/%d converged, NCP natural map %.3e", r.converged, r.steps,
+                   r.worst_ncp);
+    if (!strcmp(name, "pgs") || !strcmp(name, "raisim"))
+      MR_CHECK_MSG(r.capped > 0, "%s never reported hitting its cap", name);
   }
   mr_model_free(m);
 }

@@ -82,6 +82,47 @@ static long count_step_allocations(const mr_model *m, mr_data *d, int steps) {
   return allocations + frees - before;
 }
 
+/* Counted steps per (solver, integrator) pair: enough for warm starts, persistence and the
+ * solvers' iteration loops to run, few enough for the sanitizer build (stagproj on the
+ * humanoid is the slowest pair). */
+#ifdef MOREAU_SANITIZED
+#define HUMANOID_STEPS 20
+#define ROW_MODEL_STEPS 50
+#else
+#define HUMANOID_STEPS 60
+#define ROW_MODEL_STEPS 200
+#endif
+
+/* Every registered solver under both integrators, continuing from d's state, `steps`
+ * counted steps each. Every step must solve rows (and find contacts if need_contacts), or
+ * the pair would prove nothing about the solver. */
+static void every_solver(const mr_model *m, mr_data *d, const char *name, int steps,
+                         int need_contacts) {
+  static const char *const integrators[2] = {"euler", "midpoint"};
+  const int integ[2] = {MR_INT_EULER, MR_INT_MIDPOINT};
+  MR_REQUIRE(mr_solver_count() >= 9);
+  for (int s = 0; s < mr_solver_count(); s++)
+    for (int i = 0; i < 2; i++) {
+      d->opt.solver = s;
+      d->opt.integrator = integ[i];
+      long before = allocations + frees;
+      int failed = 0, rowless = 0, contactless = 0;
+      for (int k = 0; k < steps; k++) {
+        failed += mr_step(m, d) != 0;
+        rowless += d->nefc == 0;
+        contactless += d->ncon == 0;
+      }
+      long n = allocations + frees - before;
+      MR_CHECK_MSG(n == 0, "%s, %s, %s: %ld heap calls in %d steps", name, mr_solver_name(s),
+                   integrators[i], n, steps);
+      MR_CHECK_MSG(!failed && !rowless && (!need_contacts || !contactless),
+                   "%s, %s, %s: %d failed steps, %d without rows, %d without contacts", name,
+                   mr_solver_name(s), integrators[i], failed, rowless, contactless);
+    }
+  printf("%s: every solver (%d) under euler and midpoint, %d steps each, no heap call\n", name,
+         mr_solver_count(), steps);
+}
+
 int main(void) {
   mr_model *m = build_model();
   MR_REQUIRE(m != NULL);
@@ -96,31 +137,47 @@ int main(void) {
   printf("spec model (nv %d): %ld allocations or frees in 1000 steps\n", m->nv, n);
   MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step", n);
 
-  /* the midpoint setting falls back to Euler for now: it must not allocate either */
+  /* the midpoint integrator's stages must not allocate either */
   d->opt.integrator = MR_INT_MIDPOINT;
   n = count_step_allocations(m, d, 100);
   MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step (midpoint)", n);
   mr_data_free(d);
   mr_model_free(m);
 
-  /* a real robot, when the sample models and the MJCF loader are there */
-  char err[512];
+  /* a real robot: smooth, then falling onto the floor with contacts and joint limits, then
+   * lying there under every solver and both integrators */
+  char err[512] = "";
   mr_model *h = mr_model_load(MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", NULL, err, sizeof err);
-  if (h) {
-    mr_data *hd = mr_data_create(h);
-    MR_REQUIRE(hd != NULL);
-    hd->opt.disable |= MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT;
-    n = count_step_allocations(h, hd, 1000);
-    printf("humanoid (nv %d): %ld allocations or frees in 1000 steps\n", h->nv, n);
-    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid", n);
-    /* with contacts and constraints on, once those stages exist */
-    hd->opt.disable &= ~(MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT);
-    n = count_step_allocations(h, hd, 1000);
-    MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid with contacts", n);
-    mr_data_free(hd);
-    mr_model_free(h);
-  } else {
-    printf("humanoid not loaded (%s): skipped\n", err);
+  MR_REQUIRE_MSG(h != NULL, "the humanoid is required: %s", err);
+  mr_data *hd = mr_data_create(h);
+  MR_REQUIRE(hd != NULL);
+  hd->opt.disable |= MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT;
+  n = count_step_allocations(h, hd, 1000);
+  printf("humanoid (nv %d): %ld allocations or frees in 1000 steps\n", h->nv, n);
+  MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid", n);
+  mr_data_reset(h, hd);
+  hd->opt.disable &= ~(MR_DISABLE_CONTACT | MR_DISABLE_CONSTRAINT);
+  n = count_step_allocations(h, hd, 1000);
+  MR_CHECK_MSG(n == 0, "%ld heap calls in mr_step on the humanoid with contacts", n);
+  MR_CHECK_MSG(hd->ncon >= 4, "the humanoid lies on the floor on %d contacts only", hd->ncon);
+  every_solver(h, hd, "humanoid", HUMANOID_STEPS, 1);
+  mr_data_free(hd);
+  mr_model_free(h);
+
+  /* equalities (a connect closing a loop, a tendon equality) and limits (tendon limits)
+   * under every solver and both integrators: rows on every step, no contacts needed */
+  const char *row_models[] = {MOREAU_SOURCE_DIR "/models/fourbar.xml",
+                              MOREAU_SOURCE_DIR "/models/tendon_limits.xml"};
+  for (int k = 0; k < 2; k++) {
+    mr_model *rm = mr_model_load(row_models[k], NULL, err, sizeof err);
+    MR_REQUIRE_MSG(rm != NULL, "%s: %s", row_models[k], err);
+    MR_CHECK_MSG(rm->neq > 0, "%s has no equality", row_models[k]);
+    mr_data *rd = mr_data_create(rm);
+    MR_REQUIRE(rd != NULL);
+    for (int u = 0; u < rm->nu; u++) rd->ctrl[u] = 1;
+    every_solver(rm, rd, strrchr(row_models[k], '/') + 1, ROW_MODEL_STEPS, 0);
+    mr_data_free(rd);
+    mr_model_free(rm);
   }
 
   /* tendons (wrapping, pulleys, limits, equalities), muscles, site and crank transmissions,
@@ -131,8 +188,7 @@ int main(void) {
                                  MUJOCO_MODEL_DIR "/slider_crank/slider_crank.xml"};
   for (int k = 0; k < 4; k++) {
     mr_model *tm = mr_model_load(tendon_models[k], NULL, err, sizeof err);
-    MR_CHECK_MSG(tm != NULL, "%s", err);
-    if (!tm) continue;
+    MR_REQUIRE_MSG(tm != NULL, "%s: %s", tendon_models[k], err);
     mr_data *td = mr_data_create(tm);
     MR_REQUIRE(td != NULL);
     for (int u = 0; u < tm->nu; u++) td->ctrl[u] = 0.3 + 0.1 * u;
@@ -147,8 +203,8 @@ int main(void) {
   /* every sensor type (rangefinders over primitives and a mesh), through both
    * integrators, and the sensors of a state between steps */
   mr_model *sm = mr_model_load(MOREAU_SOURCE_DIR "/tests/data/mjcf/mj_sensors.xml", NULL, err, sizeof err);
-  MR_CHECK_MSG(sm != NULL, "%s", err);
-  if (sm) {
+  MR_REQUIRE_MSG(sm != NULL, "mj_sensors.xml: %s", err);
+  {
     mr_data *sd = mr_data_create(sm);
     MR_REQUIRE(sd != NULL);
     long before = allocations + frees;
