@@ -45,8 +45,8 @@ static inline mr_fid_scene mr_fid_box(double deg, double mu, double margin, cons
   return s;
 }
 
-/* Displacement of the box along the downhill direction (-cos tilt, 0, sin tilt)... signed
- * so that sliding down is positive; on the floor (tilt 0) this is -x. */
+/* Displacement of the box along the downhill direction (-cos tilt, 0, -sin tilt): positive
+ * when it slides down; on the floor (tilt 0) this is -x. */
 static inline double mr_fid_downhill(const mr_fid_scene *s) {
   const double *q = s->d->qpos;
   double dx = q[0] - s->start[0], dz = q[2] - s->start[2];
