@@ -226,10 +226,14 @@ static void mr_midpoint_solve_free(const mr_model *m, mr_data *d, const mr_midpo
  * gamma; the position update below uses the corrected v. The rows were built at q0 by the
  * pipeline's first pass (mr_step, before mr_midpoint_step: constraint.h keeps them at the
  * head of the arena), since stage 1 has moved the kinematics to the midpoint since. */
-static void mr_midpoint_constraint(const mr_model *m, mr_data *d, double *v) {
+static void mr_midpoint_constraint(const mr_model *m, mr_data *d, const double *v0, double *v) {
   memset(d->qfrc_constraint, 0, (size_t)m->nv * sizeof(double));
   mr_rows *r = mr_constraint_rows(d);
   if (!r || r->nrow == 0) return;
+  /* The solvers read d->qvel as the step-start velocity (soft's reference acceleration
+   * -b J qvel, sap's warm start), as the rows were built at (q0, v0); stage 1 left the
+   * midpoint velocity of its last evaluation there. */
+  memcpy(d->qvel, v0, (size_t)m->nv * sizeof(double));
   size_t mark = mr_arena_mark(d);
   double *dv = mr_arena_doubles(d, (size_t)m->nv);
   if (dv && mr_constraint_solve(m, d, r, v, dv) == 0)
@@ -260,7 +264,7 @@ void mr_midpoint_step(const mr_model *m, mr_data *d) {
   memcpy(w.v0, d->qvel, (size_t)nv * sizeof(double));
 
   mr_midpoint_solve_free(m, d, &w);
-  mr_midpoint_constraint(m, d, w.v);
+  mr_midpoint_constraint(m, d, w.v0, w.v);
 
   /* q = q0 (+) dt v_mid with the final v */
   for (int i = 0; i < nv; i++) {

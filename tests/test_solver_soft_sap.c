@@ -242,7 +242,9 @@ static double sap_law_error(const fixture *f, int k, int *sliding) {
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 3; b++) fro += f->G[(r0 + a) * n + r0 + b] * f->G[(r0 + a) * n + r0 + b];
   double w = sqrt(fro) / 3, dt = f->p.dt, tau = dt / PI, mu = f->mu[k];
-  double Rn = w / (4 * PI * PI), Rt = 1e-3 * w, vhat = -f->dist[k] / (dt + tau);
+  /* sap rests a contact min(0.25 dt^2, 1 um) deep (its slop, sap.c) */
+  double slop = fmin(0.25 * dt * dt, 1e-6);
+  double Rn = w / (4 * PI * PI), Rt = 1e-3 * w, vhat = -(f->dist[k] + slop) / (dt + tau);
   const double *v = f->c + r0, *l = f->lambda + r0;
   double vt = hypot(v[1], v[2]), ref[3];
   *sliding = 0;

@@ -3,7 +3,8 @@
  * Model (digest sec. 5). Per contact k, with w = |G_kk|_F / 3 (the paper's RMS Delassus
  * estimate), beta = 1, sigma = 1e-3:
  *   R_t = sigma w,   R_n = max(beta^2/(4 pi^2) w, 1/(dt k (dt + tau_d))),
- *   v_hat_n = -phi0 / (dt + tau_d),  phi0 = dist (signed distance at the step start),
+ *   v_hat_n = -(phi0 + slop) / (dt + tau_d),  phi0 = dist (signed distance at the step
+ *   start), slop the depth a resting contact is held at (SAP_SLOP below),
  * with the near-rigid defaults k = infinity (the beta clamp sets the stiffness, as in the
  * paper's Clutter runs) and tau_d = beta dt / pi (critical damping, digest sec. 2) unless
  * opt.sap_tau_d sets it (the Clutter runs use tau_d = dt). The
@@ -46,6 +47,20 @@
 #define SAP_ALPHA_MAX 1.5
 #define SAP_LS_MAX 100
 #define SAP_LS_FTOL 1e-8
+/* A resting contact is held min(SAP_SLOP dt^2, SAP_SLOP_MAX) deep (0.25 um at dt = 1 ms, about
+ * the paper's static penetration beta^2 g dt^2 / (4 pi^2)): v_hat_n = -(phi0 + slop) / (dt +
+ * tau_d). Aimed at phi = 0 exactly, the near-rigid spring lifted a resting body a round-off
+ * above its support, its rows vanished (a contact is a row only below margin - gap, 0 by
+ * default), it fell a step and landed again, and a box on a sticking incline rocked on
+ * alternate edges (rows 4-2-2) and crept down it. A depth fixed in dt (the constraint
+ * stage's 1 um MR_CONTACT_SLOP) shifts a rolling contact's radius by O(1) and cost the
+ * midpoint scheme its second order on the spring-cylinder; O(dt^2) keeps it. The cap keeps
+ * coarse steps shallow: 25 um at dt = 10 ms tripled the Newton iterations of the resting
+ * Clutter pile (contacts wedged between bodies each asking for the depth). At 10 ms the
+ * capped depth is too shallow to stop the rocking on the incline; a contact margin (a
+ * geom's margin="...") keeps the rows and stops it at any step. */
+#define SAP_SLOP 0.25
+#define SAP_SLOP_MAX 1e-6
 
 typedef struct sap_ctx {
   const mr_problem *p;
@@ -145,7 +160,7 @@ static void sap_build(sap_ctx *s, double eps) {
       int i = r0 + a;
       double vfree = p->g[i];
       if (primal) vfree = mr_problem_row_dot(p, i, p->v_free);
-      s->r[i] = vfree - (a == 0 ? -phi0 / (dt + tau_d) : 0.0);
+      s->r[i] = vfree - (a == 0 ? -(phi0 + fmin(SAP_SLOP * dt * dt, SAP_SLOP_MAX)) / (dt + tau_d) : 0.0);
     }
   }
 }

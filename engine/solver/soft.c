@@ -4,9 +4,17 @@
  * contact's solimp/solref (defaults 0.9 0.95 0.001 0.5 2 and 0.02 1, as MuJoCo):
  *   impedance  d(r) = dmin + y(|r|/width) (dmax - dmin), y the polynomial sigmoid of power
  *              p with its inflection at midpoint, d = dmax beyond width;
- *   R_N        = (1 - d)/d * G_NN,   R_T = R_N / impratio (impratio = 1): MuJoCo gives the
- *              friction rows of a contact the normal row's diagonal estimate; we use the
- *              exact G_NN where MuJoCo uses its body-weight approximation;
+ *   R_N        = (1 - d)/d * w,   R_T = R_N / impratio (impratio = 1), with w MuJoCo's
+ *              diagonal approximation of a contact (efc_diagApprox): the sum over its two
+ *              bodies of their translational inverse weights, 1/3 tr(J_com A^-1 J_com^T)
+ *              at the body's centre of mass (1/m for a free body), not the contact row's
+ *              exact G_NN. At a box's corner G_NN is 4/m (the lever arm adds 3/m): with it
+ *              the contacts were four times softer than MuJoCo's, a box crept three times
+ *              further down a sticking incline and a stack walked. MuJoCo evaluates the
+ *              weights once at qpos0; here they are taken at the current configuration (the
+ *              same for free bodies). The body of each side is the one owning the row's
+ *              deepest dof in each of its kinematic trees; hand-built problems (no J)
+ *              fall back to G_NN;
  *   a_ref      = -b (J qvel) - k d r,  b = 2/(dmax tc), k = 1/(dmax^2 tc^2 zeta^2), with
  *              tc = max(solref[0], 2 dt) (MuJoCo's refsafe); solref[0] < 0 means direct
  *              (k, b) = (-solref[0], -solref[1]) / (dmax^2, dmax);
@@ -18,7 +26,11 @@
  * J v_free and J qvel come from p->J, p->v_free and p->d->qvel when they are all given;
  * otherwise (a problem built from G and g alone) both are taken as g, so q = dt b g +
  * dt k d r. The constraint stage's Baumgarte bias is thereby replaced by MuJoCo's own.
- * Bilateral and limit rows keep the constraint stage's g and R (p->R, may be NULL).
+ * Joint limits are soft too, as in MuJoCo: the same terms with r = phi - margin < 0 (the gap
+ * to the limit, from qpos and the joint's range), w = G_ii (the dof's inverse weight: the
+ * row is +-e_dof) and MuJoCo's default solref/solimp (the model holds no per-joint
+ * solreflimit yet). Equality rows and tendon limits keep the constraint stage's g and R (p->R, may be
+ * NULL): rigid, with its stabilization.
  *
  * Method: block projected Gauss-Seidel. Each sweep gives bilateral rows an exact scalar
  * step, limit rows the same step clamped to R+, and each contact up to SOFT_INNER
@@ -77,32 +89,114 @@ static void soft_velocities(const mr_problem *p, double *gfree, double *vrel) {
   }
 }
 
-/* R and q of the soft problem, row by row. */
-static void soft_build(const mr_problem *p, double *R, double *q, double *gfree, double *vrel) {
-  int n = p->nrow, base = p->neq + p->nlim;
+/* MuJoCo's translational inverse weight of the body owning dof `dof`: 1/3 tr(Jc A^-1 Jc^T),
+ * Jc the 3 x nv Jacobian of its centre of mass (from cdof, as constraint.c's point
+ * Jacobians). w: 6 nv scratch. */
+static double soft_body_weight(const mr_problem *p, int dof, double *w) {
+  const mr_model *m = p->m;
+  const mr_data *d = p->d;
+  int nv = p->nv, b = m->dof_bodyid[dof];
+  double arm[3], *jc = w, *x = w + 3 * (size_t)nv;
+  const double *com = d->subtree_com + 3 * m->body_rootid[b];
+  for (int k = 0; k < 3; k++) arm[k] = d->xipos[3 * b + k] - com[k];
+  memset(jc, 0, 3 * (size_t)nv * sizeof(double));
+  for (int i = dof; i >= 0; i = m->dof_parentid[i]) {
+    const double *cd = d->cdof + 6 * i;
+    jc[i] = cd[1] * arm[2] - cd[2] * arm[1] + cd[3];
+    jc[nv + i] = cd[2] * arm[0] - cd[0] * arm[2] + cd[4];
+    jc[2 * nv + i] = cd[0] * arm[1] - cd[1] * arm[0] + cd[5];
+  }
+  mr_problem_solve_mass(p, x, jc, 3);
+  double tr = 0;
+  for (int i = 0; i < 3 * nv; i++) tr += jc[i] * x[i];
+  return tr / 3;
+}
+
+/* MuJoCo's efc_diagApprox of the contact whose normal row is `row`: the inverse weights of
+ * the bodies owning the row's deepest dof in each of its trees (p->span), or G_NN when the
+ * problem has no Jacobian. cache: the last bodies' dofs and weights (4 entries). */
+static double soft_diag_approx(const mr_problem *p, int row, double *w, int cache_dof[4],
+                               double cache_w[4]) {
+  double gnn = p->G[(size_t)row * (size_t)p->nrow + (size_t)row];
+  if (!p->J || !p->span || !p->m || !p->d || !p->d->cdof || p->nv <= 0) return gnn;
+  const int *s = p->span + 4 * row;
+  int deepest[2] = {-1, -1};
+  for (int t = p->nzadr[row]; t < p->nzadr[row + 1]; t++) {
+    int k = p->nzind[t], side = k >= s[0] && k < s[1] ? 0 : 1;
+    if (k > deepest[side]) deepest[side] = k;
+  }
+  double sum = 0;
+  for (int side = 0; side < 2; side++) {
+    int dof = deepest[side], hit = -1;
+    if (dof < 0) continue;
+    for (int c = 0; c < 4; c++)
+      if (cache_dof[c] == dof) hit = c;
+    if (hit < 0) { /* newest first; the oldest entry drops out */
+      memmove(cache_dof + 1, cache_dof, 3 * sizeof(int));
+      memmove(cache_w + 1, cache_w, 3 * sizeof(double));
+      cache_dof[0] = dof, cache_w[0] = soft_body_weight(p, dof, w), hit = 0;
+    }
+    sum += cache_w[hit];
+  }
+  return sum > 0 && isfinite(sum) ? sum : gnn;
+}
+
+/* MuJoCo's impedance d at violation r and its reference stiffness k and damping b, from a
+ * row's solimp and solref (tc clamped to 2 dt: MuJoCo's refsafe). */
+static void soft_reference(const double imp[5], const double ref[2], double r, double dt,
+                           double *d, double *kk, double *bb) {
+  double dmax = fmin(fmax(imp[1], SOFT_MINIMP), SOFT_MAXIMP);
+  *d = fmin(fmax(soft_impedance(imp, r), SOFT_MINIMP), SOFT_MAXIMP);
+  if (ref[0] > 0) {
+    double tc = fmax(ref[0], 2 * dt), zeta = ref[1];
+    *kk = 1 / (dmax * dmax * tc * tc * zeta * zeta);
+    *bb = 2 / (dmax * tc);
+  } else {
+    *kk = -ref[0] / (dmax * dmax);
+    *bb = -ref[1] / dmax;
+  }
+}
+
+/* The violation r = phi - margin of a joint-limit row (one Jacobian entry, +1 on the lower
+ * side, -1 on the upper, as constraint.c builds them), or NAN for a tendon limit or a problem
+ * without the model. */
+static double soft_limit_violation(const mr_problem *p, int row) {
+  if (!p->J || !p->m || !p->d || !p->d->qpos || p->nzadr[row + 1] - p->nzadr[row] != 1) return NAN;
+  const mr_model *m = p->m;
+  int t = p->nzadr[row], j = m->dof_jntid[p->nzind[t]];
+  double q = p->d->qpos[m->jnt_qposadr[j]];
+  double phi = p->J[t] > 0 ? q - m->jnt_range[2 * j] : m->jnt_range[2 * j + 1] - q;
+  return phi - m->jnt_margin[j];
+}
+
+/* R and q of the soft problem, row by row. w: 6 nv scratch. */
+static void soft_build(const mr_problem *p, double *R, double *q, double *gfree, double *vrel,
+                       double *w) {
+  int base = p->neq + p->nlim;
   double dt = p->dt > 0 ? p->dt : 0;
+  soft_velocities(p, gfree, vrel);
   for (int i = 0; i < base; i++) {
     R[i] = p->R ? fmax(p->R[i], 0.0) : 0.0;
     q[i] = p->g[i];
+    double r = i >= p->neq ? soft_limit_violation(p, i) : NAN;
+    /* a joint limit inside its margin: MuJoCo's soft limit with its defaults, w = the dof's
+     * inverse weight (G_ii: J = +-e_dof). Beyond the margin MuJoCo has no row; the stage's
+     * look-ahead row stays as built (inert unless the limit would be crossed this step). */
+    if (isnan(r) || r >= 0) continue;
+    double d, kk, bb, gii = p->G[(size_t)i * (size_t)p->nrow + (size_t)i];
+    soft_reference(soft_solimp_default, soft_solref_default, r, dt, &d, &kk, &bb);
+    R[i] = fmax((1 - d) / d * gii, 1e-15);
+    q[i] = gfree[i] - vrel[i] + dt * (bb * vrel[i] + kk * d * r);
   }
-  soft_velocities(p, gfree, vrel);
+  int cache_dof[4] = {-1, -1, -1, -1};
+  double cache_w[4] = {0, 0, 0, 0};
   for (int k = 0; k < p->ncon; k++) {
     int r0 = base + 3 * k;
     const double *imp = p->solimp ? p->solimp + 5 * k : soft_solimp_default;
     const double *ref = p->solref ? p->solref + 2 * k : soft_solref_default;
-    double dist = p->dist ? p->dist[k] : 0;
-    double d = fmin(fmax(soft_impedance(imp, dist), SOFT_MINIMP), SOFT_MAXIMP);
-    double dmax = fmin(fmax(imp[1], SOFT_MINIMP), SOFT_MAXIMP);
-    double kk, bb;
-    if (ref[0] > 0) {
-      double tc = fmax(ref[0], 2 * dt), zeta = ref[1];
-      kk = 1 / (dmax * dmax * tc * tc * zeta * zeta);
-      bb = 2 / (dmax * tc);
-    } else {
-      kk = -ref[0] / (dmax * dmax);
-      bb = -ref[1] / dmax;
-    }
-    double Rn = fmax((1 - d) / d * p->G[(size_t)r0 * (size_t)n + (size_t)r0], 1e-15);
+    double dist = p->dist ? p->dist[k] : 0, d, kk, bb;
+    soft_reference(imp, ref, dist, dt, &d, &kk, &bb);
+    double Rn = fmax((1 - d) / d * soft_diag_approx(p, r0, w, cache_dof, cache_w), 1e-15);
     for (int j = 0; j < 3; j++) {
       int i = r0 + j;
       double r = j == 0 ? dist : 0.0;
@@ -171,12 +265,13 @@ void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   size_t mark = mr_arena_mark(work);
   double *R = mr_arena_doubles(work, (size_t)n), *q = mr_arena_doubles(work, (size_t)n);
   double *gfree = mr_arena_doubles(work, (size_t)n), *vrel = mr_arena_doubles(work, (size_t)n);
-  if (n > 0 && (!R || !q || !gfree || !vrel)) {
+  double *w = mr_arena_doubles(work, 6 * (size_t)p->nv + 1);
+  if (n > 0 && (!R || !q || !gfree || !vrel || !w)) {
     mr_arena_restore(work, mark);
     mr_solver_fail(p, out);
     return;
   }
-  soft_build(p, R, q, gfree, vrel);
+  soft_build(p, R, q, gfree, vrel, w);
   if (!mr_dense_is_finite(out->lambda, n))
     memset(out->lambda, 0, sizeof(double) * (size_t)n);
 
