@@ -87,20 +87,21 @@ typedef struct solver_tally {
 static solver_tally tallies[64];
 
 /* The share of steps with rows each solver must report converged, over all the models
- * above. Set from the shares measured on today's code (Release, 2026-11-25: pgs 0.9597,
- * lcp 0.8053, ccp 0.7770, admm 0.9905, raisim 0.9608, implicit 0.9955, sap 1.0000, soft
- * 0.9654, stagproj 0.9995, newton 0.9966), each lowered by one percentage point and
- * rounded down to the hundredth, so that a solver that stops converging on even 1% of
- * these steps fails. The low ones are the per-contact solvers' capped steps on the
- * humanoid, arm3 and clutter (printed per model above). */
+ * above. Set from the shares measured on today's code (Release, 2026-11-25, after issue
+ * 17's position-level recovery and soft's MuJoCo regularizer: pgs 0.9957, lcp 0.8112, ccp
+ * 0.7899, admm 0.9894, raisim 0.9629, implicit 0.9993, sap 1.0000, soft 0.9526, stagproj
+ * 0.9996, newton 0.9968), each lowered by one percentage point and rounded down to the
+ * hundredth, so that a solver that stops converging on even 1% of these steps fails. The
+ * low ones are the per-contact solvers' capped steps on the humanoid, arm3 and clutter
+ * (printed per model above). */
 typedef struct share_floor {
   const char *solver;
   double share;
 } share_floor;
 
 static const share_floor share_floors[] = {
-    {"pgs", 0.95},  {"lcp", 0.79},  {"ccp", 0.76},      {"admm", 0.98},     {"raisim", 0.95},
-    {"implicit", 0.98}, {"sap", 0.99}, {"soft", 0.95}, {"stagproj", 0.99}, {"newton", 0.98},
+    {"pgs", 0.98},  {"lcp", 0.80},  {"ccp", 0.77},      {"admm", 0.97},     {"raisim", 0.95},
+    {"implicit", 0.98}, {"sap", 0.99}, {"soft", 0.94}, {"stagproj", 0.98}, {"newton", 0.98},
 };
 
 /* A solver without a floor fails the test: every registered solver has one. */

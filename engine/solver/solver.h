@@ -150,7 +150,7 @@ typedef struct mr_solver_info {
    * pass after the step (engine/constraint/depenetrate.c), and the solver sees contact
    * distances clipped at the resting band (p->dist); 0: the solver's model recovers it
    * through its own targets from the true distances (soft: MuJoCo's reference
-   * acceleration) and the pass leaves contacts alone. Joint and tendon limits are
+   * acceleration) and the pass leaves contacts and joint limits alone. Tendon limits are
    * recovered by the pass for every solver. */
   int depenetrate;
 } mr_solver_info;
