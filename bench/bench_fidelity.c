@@ -24,7 +24,7 @@
 #define SCENE_DIR MOREAU_SOURCE_DIR "/bench/scenes/"
 #define MODEL_DIR MOREAU_SOURCE_DIR "/models/"
 
-typedef enum fid_family { FAM_EXACT, FAM_LCP, FAM_CCP, FAM_SAP, FAM_SOFT } fid_family;
+typedef enum fid_family { FAM_EXACT, FAM_LCP, FAM_CCP, FAM_SAP, FAM_SOFT, FAM_RAISIM } fid_family;
 
 typedef struct fid_options {
   int quick;
@@ -37,8 +37,14 @@ static fid_family fid_family_of(int solver) {
   if (!strcmp(n, "ccp")) return FAM_CCP;
   if (!strcmp(n, "sap")) return FAM_SAP;
   if (!strcmp(n, "soft")) return FAM_SOFT;
+  if (!strcmp(n, "raisim")) return FAM_RAISIM;
   return FAM_EXACT;
 }
+
+/* RaiSim's bisection on the cone/plane ellipse turns a sliding contact's friction sideways
+ * by -(3/8) mu^2 lambda_N (papers/002 eq. 21): what remains along the slip is the Coulomb
+ * force times this factor. */
+static double fid_raisim_factor(double mu) { return sqrt(1.0 - (3.0 * mu / 8.0) * (3.0 * mu / 8.0)); }
 
 static double cpu_seconds(void) {
   struct timespec t;
@@ -201,9 +207,14 @@ static void fid_scene_slide(fid_table *t, int diagonal, const fid_options *o) {
             "18-19): on the first step the cube leaves the floor at %.4f m/s (this "
             "program's 5-unknown QP on the cube's four corners), a ballistic hop of "
             "%.3f mm (✓ within 30%%); its stop distance is not predicted.\n"
-            "- sap: sliding offsets the contact by (dt + tau_d) mu |v_t| = %.3f mm with "
-            "tau_d = %.3g ms (the default dt/pi unless opt.sap_tau_d sets it; papers/004 "
-            "sec. 10.2 item 7): ✓ when the hop is within a factor 2.\n"
+            "- sap: its convex model is Anitescu's relaxation made compliant, so a sudden "
+            "slide launches the box as ccp's does (same prediction, ✓ within 30%%); once "
+            "it slides steadily it glides on the offset (dt + tau_d) mu |v_t| = %.3f mm "
+            "with tau_d = %.3g ms (the default dt/pi unless opt.sap_tau_d sets it; "
+            "papers/004 sec. 10.2 item 7).\n"
+            "- raisim: its friction along the slip is Coulomb's times sqrt(1 - (3 mu/8)^2) "
+            "(papers/002 eq. 21: the bisection turns part of it sideways), so it stops "
+            "further: the discrete answer at that friction (✓ within 0.5%%).\n"
             "- soft: MuJoCo 2.2 on the same file (elliptic cones): ✓ within 1%% for the "
             "stop distance, 30%% (or 0.01 mm, 0.001 m/s) for hop, speed and drift.",
             diagonal ? "the diagonal (1, 1, 0)/sqrt(2)" : "x", analytic, discrete, ccp_vz,
@@ -233,18 +244,14 @@ static void fid_scene_slide(fid_table *t, int diagonal, const fid_options *o) {
     double stop_rel = 0.005;
     if (fam == FAM_LCP) {
       p_stop = fid_discrete_stop(v0, fid_pyramid_factor(angle) * mu * g, dt);
-    } else if (fam == FAM_CCP) {
-      p_stop = NAN;
+    } else if (fam == FAM_RAISIM) {
+      p_stop = fid_discrete_stop(v0, fid_raisim_factor(mu) * mu * g, dt);
+    } else if (fam == FAM_CCP || fam == FAM_SAP) {
+      if (fam == FAM_CCP) p_stop = NAN; /* sap lands again and slides on exact friction */
       p_hop = ccp_vz * ccp_vz / (2 * g);
       p_vz = ccp_vz;
       hop_rel = vz_rel = 0.3;
       hop_abs = vz_abs = 0;
-    } else if (fam == FAM_SAP) {
-      p_hop = sap_hop;
-      k_hop = FID_BAND;
-      hop_abs = 0;
-      hop_rel = 2.0;
-      p_vz = NAN;
     } else if (fam == FAM_SOFT) {
       p_stop = mj_ok ? fid_slide_along(&ref) : NAN;
       stop_rel = 0.01;
@@ -307,6 +314,8 @@ static void fid_scene_incline(fid_table *t, int stick, const fid_options *o) {
               "- ccp: the relaxation lifts a sliding box (see the sliding box), which lowers "
               "its friction by an amount papers/002 does not give: no acceleration "
               "prediction.\n"
+              "- raisim: friction along the slip at Coulomb's times sqrt(1 - (3 mu/8)^2) "
+              "(papers/002 eq. 21; see the sliding box): g sin 20 - that friction.\n"
               "- soft: MuJoCo 2.2 on the same file (acceleration ✓ within 1%%, rotation "
               "within 30%% or 0.05 deg).",
               duration, accel);
@@ -339,7 +348,10 @@ static void fid_scene_incline(fid_table *t, int stick, const fid_options *o) {
         fid_judge(t, row, 0, creep * 1e3, FID_EQ, mj_ok ? ref_creep * 1e3 : NAN, 1e-3, 0.3);
       else fid_judge(t, row, 0, meas * 1e3, FID_EQ, 0, 0.1, 0);
     } else {
-      double p = fam == FAM_CCP ? NAN : fam == FAM_SOFT ? (mj_ok ? ref_accel : NAN) : accel;
+      double p = fam == FAM_CCP      ? NAN
+                 : fam == FAM_SOFT   ? (mj_ok ? ref_accel : NAN)
+                 : fam == FAM_RAISIM ? accel + (1 - fid_raisim_factor(mu)) * mu * g * cos(theta)
+                                     : accel;
       fid_judge(t, row, 0, meas, FID_EQ, p, 0, 0.01);
     }
     if (fam == FAM_SOFT) fid_judge(t, row, 1, rot, FID_EQ, mj_ok ? ref_rot : NAN, 0.05, 0.3);
@@ -361,7 +373,8 @@ static void fid_scene_stack(fid_table *t, double dt, const fid_options *o) {
    * layer j (counted from the top) carries j boxes and compresses by j g dt^2 / (4 pi^2),
    * so the top box sits 15 g dt^2 / (4 pi^2) low. */
   double sap_sink = -15.0 * g * dt * dt / (4 * FID_PI * FID_PI);
-  double lo = -5 * MR_CONTACT_BAND, hi = 5 * MR_CONTACT_SLOP; /* five contacts, rigid */
+  /* five contacts, rigid; the position pass stops within its tolerance of the band */
+  double lo = -5 * (MR_CONTACT_BAND + MR_DEPENETRATE_TOL), hi = 5 * MR_CONTACT_SLOP;
   mr_model *m = fid_load(path);
   if (!m) return;
   fid_setup setup = {dt, NULL, NULL, duration, 0};
@@ -374,8 +387,9 @@ static void fid_scene_stack(fid_table *t, double dt, const fid_options *o) {
             "20 deg. Rigid contact predicts a stack that stays put (drift ✓ under 0.1 mm, "
             "tilt under 0.1 deg, not collapsed) with each of its five contacts resting "
             "between %.1f mm deep and %.0f um high: the constraint stage leaves penetration "
-            "shallower than its resting band MR_CONTACT_BAND unrecovered and closes gaps to "
-            "MR_CONTACT_SLOP (engine/constraint/constraint.h, the same rows for every solver), "
+            "shallower than its resting band MR_CONTACT_BAND unrecovered (its position pass "
+            "stops within MR_DEPENETRATE_TOL of it) and closes gaps to MR_CONTACT_SLOP "
+            "(engine/constraint/constraint.h, the same rows for every solver), "
             "so the top box ends between %.2f and %+.3f mm.\n\n"
             "- sap: its near-rigid contacts have the stiffness that gives them a period of "
             "dt (papers/004, beta = 1), so under the weight above them the layers compress "
@@ -448,10 +462,11 @@ static void fid_scene_ball(fid_table *t, const fid_options *o) {
             "= 1 ms, 1.3 s, d->opt.restitution = e. Each cell is the highest point the ball's "
             "bottom reaches after the first impact over the drop height. Newton restitution "
             "(papers/000 eq. 53-54) predicts e^2 (✓ within 0.005, half a percent of the "
-            "drop, which also makes a rebound above 0.5%% at e = 0 a ✗). The public API has "
-            "no way yet to ask whether a solver takes restitution, so no solver shows "
-            "\"refused\": every one is judged against e^2. MuJoCo has no restitution: its "
-            "row is its soft contact's own rebound, shown in the e = 0 column.");
+            "drop, which also makes a rebound above 0.5%% at e = 0 a ✗). A solver whose "
+            "model has no restitution (mr_solver_no_restitution: its compliance sets the "
+            "rebound) refuses e > 0, as `run --restitution` does: \"refused\", which agrees "
+            "with its method. MuJoCo has no restitution: its row is its soft contact's own "
+            "rebound, shown in the e = 0 column.");
   fid_add_col(t, "e = 0", "%.4f");
   fid_add_col(t, "e = 0.5", "%.4f");
   fid_add_col(t, "e = 1", "%.4f");
@@ -461,6 +476,10 @@ static void fid_scene_ball(fid_table *t, const fid_options *o) {
       fid_ball b = {0, -INFINITY};
       int cut = 0;
       setup.restitution = es[k];
+      if (es[k] > 0 && row < mr_solver_count() && mr_solver_no_restitution(row)) {
+        fid_text(t, row, k, "refused", 1);
+        continue;
+      }
       if (fid_run_observed(t, row, m, &setup, o, fid_ball_cb, &b, &cut) < 0) continue;
       if (!cut && b.touched)
         fid_judge(t, row, k, (b.top - radius) / drop, FID_EQ, es[k] * es[k], 0.005, 0);
