@@ -33,6 +33,17 @@ static void sleep_seconds(double s) {
   }
 }
 
+/* Waits (up to a minute) for path to appear: the run opens FILE.part after its signal
+ * handlers are installed and its model is loaded, so the timed part of each check starts
+ * there, not at fork; on a loaded machine the load alone can take longer than the sleeps. */
+static int wait_for_file(const char *path) {
+  for (int i = 0; i < 6000; i++) {
+    if (file_exists(path)) return 1;
+    sleep_seconds(0.01);
+  }
+  return 0;
+}
+
 /* Starts `moreau run HUMANOID ... --record path` with stdout in out_path. */
 static pid_t start_run(const char *path, const char *out_path) {
   pid_t pid = fork();
@@ -118,6 +129,7 @@ static void check_sigint(const char *ext, const mr_model *m) {
   snprintf(out, sizeof out, "%s/int_%s.json", tmpdir, ext);
   pid_t pid = start_run(path, out);
   MR_REQUIRE(pid > 0);
+  MR_CHECK_MSG(wait_for_file(part), "%s: no %s after a minute", ext, part);
   sleep_seconds(1.2);
   kill(pid, SIGINT);
   int status;
@@ -140,6 +152,7 @@ static void check_kill9(const char *ext, const mr_model *m) {
   snprintf(out, sizeof out, "%s/killed_%s.json", tmpdir, ext);
   pid_t pid = start_run(path, out);
   MR_REQUIRE(pid > 0);
+  MR_CHECK_MSG(wait_for_file(part), "%s: no %s after a minute", ext, part);
   sleep_seconds(1.6); /* more than one flush interval */
   kill(pid, SIGKILL);
   int status;
