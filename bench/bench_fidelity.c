@@ -395,7 +395,14 @@ static void fid_scene_stack(fid_table *t, double dt, const fid_options *o) {
             "dt (papers/004, beta = 1), so under the weight above them the layers compress "
             "and the top box sits 15 g dt^2/(4 pi^2) = %.4f mm low (✓ within 0.1 mm).\n"
             "- soft: MuJoCo 2.2 on the same file and dt (✓ within 30%% or 0.001 mm, 0.01 "
-            "deg, and collapsing the same way).",
+            "deg, and collapsing the same way). Drift: ✓ within 30%% or under 0.01 mm, "
+            "issue 15's bar for a body at rest; below it both stacks rest and the "
+            "micrometres are each engine's round-off. Top height: MuJoCo 2.2's box-box "
+            "collider reports half the overlap as the contact distance (measured: 1 mm deep "
+            "gives dist -0.5 mm, on a face or an edge, where its box-plane gives -1 mm), so "
+            "its soft box-box contacts rest twice as deep as the same model on the true "
+            "depth; the prediction is MuJoCo's floor sink plus half its four box-box "
+            "sinks (its bottom box's height error e_b plus (e_top - e_b) / 2).",
             dt * 1e3, duration, MR_CONTACT_BAND * 1e3, MR_CONTACT_SLOP * 1e6, lo * 1e3,
             hi * 1e3, sap_sink * 1e3);
   fid_add_col(t, "drift (mm)", "%.4f");
@@ -416,9 +423,10 @@ static void fid_scene_stack(fid_table *t, double dt, const fid_options *o) {
     fid_family fam = is_mj ? FAM_EXACT : fid_family_of(row);
     double tilt = s.tilt * 180.0 / FID_PI;
     if (fam == FAM_SOFT) {
-      fid_judge(t, row, 0, s.drift * 1e3, FID_EQ, mj_ok ? ref.drift * 1e3 : NAN, 1e-3, 0.3);
+      double top = ref.bottom_error + 0.5 * (ref.top_error - ref.bottom_error);
+      fid_judge(t, row, 0, s.drift * 1e3, FID_EQ, mj_ok ? ref.drift * 1e3 : NAN, 1e-2, 0.3);
       fid_judge(t, row, 1, tilt, FID_EQ, mj_ok ? ref.tilt * 180.0 / FID_PI : NAN, 0.01, 0.3);
-      fid_judge(t, row, 2, s.top_error * 1e3, FID_EQ, mj_ok ? ref.top_error * 1e3 : NAN, 1e-3, 0.3);
+      fid_judge(t, row, 2, s.top_error * 1e3, FID_EQ, mj_ok ? top * 1e3 : NAN, 1e-3, 0.3);
     } else {
       fid_judge(t, row, 0, s.drift * 1e3, FID_EQ, 0, 0.1, 0);
       fid_judge(t, row, 1, tilt, FID_EQ, 0, 0.1, 0);

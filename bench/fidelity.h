@@ -80,6 +80,7 @@ typedef struct fid_stack {
   int nbody;
   double p0[8][3], q0[8][4];
   double drift, tilt, top_error; /* at the last observation (m, rad, m) */
+  double bottom_error;           /* the bottom box's height minus its start (m) */
   int collapsed;
 } fid_stack;
 

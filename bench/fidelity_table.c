@@ -242,6 +242,7 @@ void fid_stack_observe(fid_stack *s, const double *qpos) {
   }
   int top = s->nbody - 1;
   s->top_error = qpos[7 * top + 2] - s->p0[top][2];
+  s->bottom_error = qpos[2] - s->p0[0][2];
 }
 
 /* ---------------------------------------------------------------- predictions */

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "engine/core/arena.h"
+#include "band.h"
 #include "filter.h"
 #include "narrowphase.h"
 
@@ -29,7 +30,9 @@ size_t mr_broadphase_arena_size(const mr_model *m) {
 
 static void bp_box_make(const mr_model *m, const mr_data *d, int g, bp_box *b) {
   mr_geom_aabb(m, d, g, b->lo, b->hi);
-  double margin = m->geom_margin[g];
+  /* grown by the detection band too (band.h), so a continuing pair lifting within it is
+   * still reported */
+  double margin = m->geom_margin[g] + MR_BAND_REL * m->geom_rbound[g];
   for (int k = 0; k < 3; k++) {
     b->lo[k] -= margin;
     b->hi[k] += margin;

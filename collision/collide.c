@@ -4,7 +4,8 @@
  *   2. explicit <pair>s are checked with their own margin and parameters;
  *   3. the broadphase reports overlapping boxes of collidable geoms; the filters
  *      (filter.h) drop the pairs that may not collide; the narrowphase turns the rest into
- *      points within the pair's margin;
+ *      points within the pair's margin plus its detection band (band.h: wider for a pair
+ *      that was in contact last step);
  *   4. each point becomes an mr_contact (contact.h); past the capacity the shallowest
  *      contact gives way to a deeper one, and d->ncon_dropped counts what was lost;
  *   5. persistence (persist.h) gives continuing contacts their id, frame and impulse.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "engine/core/arena.h"
+#include "band.h"
 #include "broadphase.h"
 #include "contact.h"
 #include "filter.h"
@@ -28,6 +30,7 @@ typedef struct collide_ctx {
   const mr_model *m;
   mr_data *d;
   mr_filter filter;
+  mr_band band;
 } collide_ctx;
 
 int mr_contact_capacity(const mr_model *m) {
@@ -41,7 +44,9 @@ int mr_contact_capacity(const mr_model *m) {
 
 size_t mr_collide_arena_size(const mr_model *m) {
   size_t keys = (size_t)(m->npair + m->nexclude) * 8 + 2 * 64;
-  return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(mr_contact_capacity(m));
+  int maxcon = mr_contact_capacity(m);
+  return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(maxcon) +
+         mr_band_arena_size(maxcon);
 }
 
 /* ------------------------------------------------------------------ storing contacts */
@@ -77,7 +82,8 @@ static void collide_auto_pair(void *ctx, int g1, int g2) {
   const mr_model *m = c->m;
   if (!mr_filter_geoms(&c->filter, g1, g2)) return;
   mr_contact_point pts[MR_MAX_MANIFOLD];
-  int n = mr_narrowphase(m, c->d, g1, g2, mr_contact_margin_auto(m, g1, g2), pts);
+  double margin = mr_band_margin(&c->band, g1, g2, mr_contact_margin_auto(m, g1, g2));
+  int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
   if (n <= 0) return;
   mr_contact params;
   memset(&params, 0, sizeof params);
@@ -90,7 +96,7 @@ static void collide_explicit_pairs(collide_ctx *c) {
   const mr_model *m = c->m;
   for (int p = 0; p < m->npair; p++) {
     int g1 = m->pair_geom1[p], g2 = m->pair_geom2[p];
-    double margin = m->pair_margin[p];
+    double margin = mr_band_margin(&c->band, g1, g2, m->pair_margin[p]);
     if (!mr_geom_aabbs_near(m, c->d, g1, g2, margin)) continue;
     mr_contact_point pts[MR_MAX_MANIFOLD];
     int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
@@ -114,10 +120,11 @@ static void collide_roll(mr_data *d) {
 }
 
 void mr_collide(const mr_model *m, mr_data *d) {
-  collide_ctx c = {m, d, {0}};
+  collide_ctx c = {m, d, {0}, {0}};
   collide_roll(d);
   if (d->maxcon <= 0) return;
   size_t mark = mr_arena_mark(d);
+  if (mr_band_init(&c.band, m, d)) d->warning_count++;
   /* An exhausted arena is a sizing bug (mr_collide_arena_size): count it, never crash. */
   if (mr_filter_init(&c.filter, m, d) == 0) {
     collide_explicit_pairs(&c);

@@ -22,7 +22,7 @@ int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin,
     mr_sub3(nl, q, c);
     double len = mr_norm3(nl);
     dist = len - r;
-    if (dist >= margin) return 0;
+    if (dist > margin) return 0;
     mr_scale3(nl, nl, 1.0 / len);
   } else { /* center inside: leave through the nearest face (lowest index on ties) */
     int k = 0;
@@ -30,7 +30,7 @@ int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin,
     for (int i = 1; i < 3; i++)
       if (h[i] - fabs(c[i]) < slack) { slack = h[i] - fabs(c[i]); k = i; }
     dist = -slack - r;
-    if (dist >= margin) return 0;
+    if (dist > margin) return 0;
     mr_zero3(nl);
     nl[k] = c[k] < 0 ? 1 : -1;
   }

@@ -35,7 +35,7 @@ static int mr_capsule_spheres(const double pa[3], double ra, const double pb[3],
   double n[3], s[3];
   mr_sub3(n, pb, pa);
   double len = mr_norm3(n), dist = len - ra - rb;
-  if (dist >= margin) return 0;
+  if (dist > margin) return 0;
   if (len > 1e-12) mr_scale3(n, n, 1.0 / len);
   else mr_copy3(n, fallback);
   mr_copy3(s, pa);

@@ -373,14 +373,14 @@ int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
     mr_sub3(n, pb, pa);
     mr_scale3(n, n, 1.0 / dist);
     double sd = dist - ra - rb;
-    if (sd >= margin) return 0;
+    if (sd > margin) return 0;
     mr_addscl3(pa, n, ra);
     mr_point_set(out, pa, n, sd, 0);
     return 1;
   }
   double depth, n[3];
   if (mr_mpr_depth(a, b, &depth, n) != 0) return 0;
-  if (-depth >= margin) return 0;
+  if (-depth > margin) return 0;
   mr_penetration_point(a, b, n, depth, out);
   return 1;
 }

@@ -20,7 +20,7 @@ static inline double mr_plane_height(const mr_shape *pl, const double n[3], cons
  * on the plane is p - h n; the normal points from the plane to b. */
 static int mr_plane_point(const double n[3], const double p[3], double h, double margin,
                           int feature, mr_contact_point *out) {
-  if (h >= margin) return 0;
+  if (h > margin) return 0;
   double pa[3];
   mr_copy3(pa, p);
   mr_addscl3(pa, n, -h);
@@ -73,7 +73,7 @@ int mr_collide_plane_box(const mr_shape *a, const mr_shape *b, double margin,
     mr_shape_axis(b, k, ax);
     reach += fabs(mr_dot3(ax, n)) * b->size[k];
   }
-  if (hc - reach >= margin) return 0;
+  if (hc - reach > margin) return 0;
   int cnt = 0;
   for (int c = 0; c < 8; c++) {
     double l[3] = {(c & 1) ? b->size[0] : -b->size[0], (c & 2) ? b->size[1] : -b->size[1],
@@ -95,7 +95,7 @@ int mr_collide_plane_cylinder(const mr_shape *a, const mr_shape *b, double margi
   mr_shape_axis(a, 2, n);
   mr_shape_axis(b, 2, ax);
   double r = b->size[0], h = b->size[1], an = mr_dot3(ax, n);
-  if (mr_plane_height(a, n, b->pos) - fabs(an) * h - r * sqrt(fmax(0.0, 1 - an * an)) >= margin)
+  if (mr_plane_height(a, n, b->pos) - fabs(an) * h - r * sqrt(fmax(0.0, 1 - an * an)) > margin)
     return 0;
   /* u: the in-cap direction pointing most down the plane normal */
   mr_copy3(u, n);
@@ -127,7 +127,7 @@ int mr_collide_plane_mesh(const mr_shape *a, const mr_shape *b, double margin,
                           mr_contact_point *out) {
   double n[3];
   mr_shape_axis(a, 2, n);
-  if (mr_plane_height(a, n, b->pos) - b->rbound >= margin) return 0;
+  if (mr_plane_height(a, n, b->pos) - b->rbound > margin) return 0;
   enum { CAP = 64 };
   mr_contact_point buf[CAP];
   int cnt = 0;
@@ -135,7 +135,7 @@ int mr_collide_plane_mesh(const mr_shape *a, const mr_shape *b, double margin,
     double l[3] = {b->hullvert[3 * k], b->hullvert[3 * k + 1], b->hullvert[3 * k + 2]}, p[3];
     mr_shape_to_world(b, p, l);
     double hgt = mr_plane_height(a, n, p);
-    if (hgt >= margin) continue;
+    if (hgt > margin) continue;
     if (cnt == CAP) cnt = mr_manifold_reduce(buf, cnt, MR_MAX_MANIFOLD);
     cnt += mr_plane_point(n, p, hgt, margin, k, buf + cnt);
   }

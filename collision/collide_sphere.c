@@ -13,7 +13,7 @@ static int mr_spheres(const double ca[3], double ra, const double cb[3], double 
   mr_sub3(n, cb, ca);
   double len = mr_norm3(n);
   double dist = len - ra - rb;
-  if (dist >= margin) return 0;
+  if (dist > margin) return 0;
   if (len > MR_MINVAL) mr_scale3(n, n, 1.0 / len);
   else { n[0] = n[1] = 0; n[2] = 1; }
   mr_copy3(pa, ca);

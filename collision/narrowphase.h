@@ -1,9 +1,17 @@
 /* Narrow phase: the contact points between two geoms at their current poses.
  *
- * Every routine returns the points whose signed distance is below the margin, with the
+ * Every routine returns the points whose signed distance is at most the margin, with the
  * normal pointing from the first geom to the second, at most MR_MAX_MANIFOLD of them. Flat
  * contact gives several points (box on plane: 4; capsule lying: 2; cylinder standing: its
  * rim), so solvers see the support polygon, not a single point that rocks from step to step.
+ * Two faces clipped against each other (box on box, box on mesh) give at most
+ * MR_FACE_MANIFOLD points: the deepest and those spanning the largest area (manifold.c).
+ *
+ * dist == margin is a contact (dist <= margin, not dist < margin): bodies built exactly
+ * touching (a stack, dist 0 at margin 0) must push on each other from the first step. With a
+ * strict test they got no contact until they had fallen into each other: a five-box stack
+ * at dt = 10 ms started 9 mm deep. A touching contact is inert for every solver (a rigid
+ * row's bias is its gap / dt, a soft row's violation is 0) until something pushes on it.
  */
 #ifndef MR_NARROWPHASE_H
 #define MR_NARROWPHASE_H
@@ -11,6 +19,7 @@
 #include "moreau.h"
 
 #define MR_MAX_MANIFOLD 8
+#define MR_FACE_MANIFOLD 4
 
 typedef struct mr_contact_point {
   double pos[3];    /* midway between the surfaces */

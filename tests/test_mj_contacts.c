@@ -75,6 +75,15 @@ static void stats_print(const char *name, const range_stats *s) {
          s->pairs_missing);
 }
 
+/* The contacts MuJoCo's rule would report: dist <= margin. Moreau also keeps a pair's
+ * contacts that lift a little beyond the margin after a step (collision/band.h: present for
+ * the rigid solvers, which let them separate), and those have no MuJoCo counterpart. */
+static int moreau_within_margin(const mr_data *d) {
+  int n = 0;
+  for (int i = 0; i < d->ncon; i++) n += d->contact[i].dist <= d->contact[i].margin;
+  return n;
+}
+
 static int moreau_has_pair(const mr_data *d, int g1, int g2) {
   for (int i = 0; i < d->ncon; i++) {
     const mr_contact *c = &d->contact[i];
@@ -141,7 +150,7 @@ static void test_humanoid(void) {
   int steps = (int)(2.0 / e.m->opt.timestep + 0.5), out_of_bound = 0;
   for (int i = 0; i < steps; i++) {
     step_both(&e);
-    int mj = e.d->ncon, mr = e.md->ncon;
+    int mj = e.d->ncon, mr = moreau_within_margin(e.md);
     stats_add(&s, mj, mr);
     if (mj > 0 && (mr < mj || mr > 2 * mj + 4)) {
       if (out_of_bound++ < 5)
@@ -174,7 +183,7 @@ static void test_pile(void) {
   for (int i = 0; i < steps; i++) {
     watchdog_step = i + 1;
     step_both(&e);
-    stats_add(&s, e.d->ncon, e.md->ncon);
+    stats_add(&s, e.d->ncon, moreau_within_margin(e.md));
     dropped += e.md->ncon_dropped;
     nonfinite += !contacts_finite(e.md);
     for (int k = 0; k < e.d->ncon; k++) {

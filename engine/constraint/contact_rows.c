@@ -12,10 +12,18 @@
 
 /* ------------------------------------------------------------------ contacts */
 
-/* A contact is a row below margin - gap (MuJoCo's activation rule). */
-static int mr_contact_is_row(const mr_model *m, const mr_contact *c) {
-  (void)m;
-  return c->dist < c->margin - c->gap;
+/* A contact is a row at dist <= margin - gap (MuJoCo's activation rule, touching included:
+ * collision/narrowphase.h). The collision stage also reports contacts a little beyond the
+ * margin (collision/band.h: a continuing pair lifting off by a relaxation's offset or by
+ * round-off); for a solver with inactive-but-present rows (depenetrate: the rigid solvers
+ * and sap, whose normal row at dist > 0 has bias dist / dt and pushes only if the gap would
+ * close within the step) they are rows too, so a gliding contact keeps its row and warm
+ * start instead of leaving the set for a step of free fall. A pair's gap zone
+ * (margin - gap, margin] stays rowless, as in MuJoCo. soft is MuJoCo's model: rows only
+ * within margin - gap. */
+static int mr_contact_is_row(int rigid, const mr_contact *c) {
+  if (c->dist <= c->margin - c->gap) return 1;
+  return rigid && c->dist > c->margin;
 }
 
 /* The k-th smallest (0-based) of x[0..n) by quickselect; x is reordered. */
@@ -46,9 +54,10 @@ static double mr_select(double *x, int n, int k) {
  * when there are more (the rest are counted as dropped and their impulses zeroed). */
 int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double *scratch,
                       int *ncand) {
-  int n = 0;
+  int n = 0, rigid = mr_solver_get(mr_solver_index(d))->depenetrate;
+  (void)m;
   for (int k = 0; k < d->ncon; k++) {
-    keep[k] = mr_contact_is_row(m, &d->contact[k]);
+    keep[k] = mr_contact_is_row(rigid, &d->contact[k]);
     if (keep[k]) scratch[n++] = d->contact[k].dist;
   }
   *ncand = n;
@@ -61,12 +70,12 @@ int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double 
     kept += keep[k];
   }
   for (int k = 0; k < d->ncon && kept < cap; k++)
-    if (mr_contact_is_row(m, &d->contact[k]) && !keep[k] && d->contact[k].dist == thr) {
+    if (mr_contact_is_row(rigid, &d->contact[k]) && !keep[k] && d->contact[k].dist == thr) {
       keep[k] = 1;
       kept++;
     }
   for (int k = 0; k < d->ncon; k++)
-    if (mr_contact_is_row(m, &d->contact[k]) && !keep[k]) memset(d->contact[k].impulse, 0, 3 * sizeof(double));
+    if (mr_contact_is_row(rigid, &d->contact[k]) && !keep[k]) memset(d->contact[k].impulse, 0, 3 * sizeof(double));
   d->ncon_dropped += n - kept;
   d->warning_count++;
   return kept;
