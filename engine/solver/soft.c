@@ -11,22 +11,20 @@
  *              when flat; x = r, except for a connect (|phi| over its 3 rows) and a weld
  *              (|(phi_pos, torquescale phi_rot)| over its 6), one d for all their rows;
  *   R          = (1 - d)/d * w,  R_T = R_N / impratio (impratio = 1) on friction rows, with
- *              w MuJoCo's diagonal approximation (efc_diagApprox):
- *                contact          the two bodies' translational inverse weights,
- *                                 1/3 tr(J_com A^-1 J_com^T) at the body's centre of mass
- *                                 (1/m for a free body), not the row's exact G_NN (4/m at
- *                                 a box's corner: with it the contacts were four times
- *                                 softer than MuJoCo's, a box crept three times further
- *                                 down a sticking incline and a stack walked); the body of
- *                                 each side owns the row's deepest dof in its tree;
+ *              w MuJoCo's diagonal approximation (efc_diagApprox) from the model's
+ *              inverse weights at qpos0 (mj_setM0's body_invweight0, dof_invweight0,
+ *              tendon_invweight0, filled when the model is loaded):
+ *                contact          the translational weights of its two bodies, 1/3
+ *                                 tr(J_com M^-1 J_com^T) (1/m for a free body), not the
+ *                                 row's exact G_NN (4/m at a box's corner: with it the
+ *                                 contacts were four times softer than MuJoCo's, a box
+ *                                 crept three times further down a sticking incline and a
+ *                                 stack walked);
  *                connect, weld    the two bodies' translational weights, on all six rows
  *                                 of a weld (MuJoCo 2.2's mj_diagApprox does so);
- *                joint equality   the dofs' inverse weights (A^-1)_dd, summed;
- *                tendon equality  the tendons' J_t A^-1 J_t^T, summed;
- *                joint, tendon    G_ii (the row is +-e_dof or +-ten_J: the same weight);
- *                limit
- *              MuJoCo evaluates the weights once at qpos0; here they are taken at the
- *              current configuration (the same for free bodies and single hinges);
+ *                joint equality   the dofs' weights, summed;  tendon equality likewise;
+ *                joint limit      the dof's weight;  tendon limit the tendon's;
+ *              a problem without the model takes G_ii;
  *   a_ref      = -b (J qvel) - k d r,  b = 2/(dmax tc), k = 1/(dmax^2 tc^2 zeta^2), with
  *              tc = max(solref[0], 2 dt) (MuJoCo's refsafe); solref[0] < 0 means direct
  *              (k, b) = (-solref[0], -solref[1]) / (dmax^2, dmax); r = 0 on friction rows.
