@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/constraint/constraint.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/dynamics.h"
 
@@ -47,9 +48,62 @@ static double mr_accel_norm(const mr_model *m, const mr_data *d, int u, double *
   return sqrt(s);
 }
 
+/* ------------------------------------------------------------------ inverse weights
+ *
+ * MuJoCo's mj_setM0 constants, which scale its soft constraints' regularizer (the `soft`
+ * solver's R = (1 - d)/d w): at qpos0, a body's mean translational and rotational inverse
+ * inertia 1/3 tr(J M^-1 J^T) with J the 3 x nv Jacobians of its centre of mass, M^-1's
+ * diagonal per dof (averaged over a free joint's three translations and three rotations
+ * and over a ball's three), and a tendon's J M^-1 J^T. */
+
+/* x^T M^-1 x summed over the k rows of X (k x nv); Y: k nv scratch. */
+static double mr_inverse_norm2(const mr_model *m, const mr_data *d, const double *X, double *Y, int k) {
+  mr_solve_mass(m, d, Y, X, k);
+  double s = 0;
+  for (int i = 0; i < k * m->nv; i++) s += X[i] * Y[i];
+  return s;
+}
+
+/* scratch: 6 nv. */
+static void mr_body_invweight0(mr_model *m, const mr_data *d, int b, double *scratch) {
+  const int nv = m->nv;
+  double *J = scratch, *Y = scratch + 3 * (size_t)nv;
+  for (int rot = 0; rot < 2; rot++) {
+    memset(J, 0, 3 * (size_t)nv * sizeof(double));
+    mr_jac_point_add(m, d, b, d->xipos + 3 * b, 1, rot ? NULL : J, rot ? J : NULL);
+    m->body_invweight0[2 * b + rot] = mr_inverse_norm2(m, d, J, Y, 3) / 3;
+  }
+}
+
+static void mr_invweight0(mr_model *m, const mr_data *d, double *scratch) {
+  const int nv = m->nv;
+  for (int b = 0; b < m->nbody; b++) mr_body_invweight0(m, d, b, scratch);
+  double *e = scratch, *y = scratch + nv;
+  for (int i = 0; i < nv; i++) {
+    memset(e, 0, (size_t)nv * sizeof(double));
+    e[i] = 1;
+    m->dof_invweight0[i] = mr_inverse_norm2(m, d, e, y, 1);
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    int type = m->jnt_type[j], a = m->jnt_dofadr[j];
+    int groups = type == MR_JOINT_FREE ? 2 : type == MR_JOINT_BALL ? 1 : 0;
+    for (int g = 0; g < groups; g++) {
+      double *w = m->dof_invweight0 + a + 3 * g, mean = (w[0] + w[1] + w[2]) / 3;
+      w[0] = w[1] = w[2] = mean;
+    }
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    memset(e, 0, (size_t)nv * sizeof(double));
+    for (int k = 0, adr = m->tendon_Jrowadr[t]; k < m->tendon_Jrownnz[t]; k++)
+      e[m->tendon_Jcolind[adr + k]] = d->ten_J[adr + k];
+    m->tendon_invweight0[t] = mr_inverse_norm2(m, d, e, y, 1);
+  }
+}
+
 static void mr_reference_constants(mr_model *m, mr_data *d, double *scratch) {
   mr_data_reset(m, d);
   mr_setconst_position(m, d);
+  mr_invweight0(m, d, scratch);
   for (int t = 0; t < m->ntendon; t++) m->tendon_length0[t] = d->ten_length[t];
   for (int u = 0; u < m->nu; u++) {
     m->actuator_length0[u] = d->actuator_length[u];
@@ -160,9 +214,9 @@ static int mr_length_ranges(mr_model *m, const mr_spec *s, double *scratch, char
 }
 
 int mr_model_setconst(mr_model *m, const mr_spec *s, char *err, int errlen) {
-  if (m->ntendon == 0 && m->nu == 0) return 0;
+  if (m->nv == 0) return 0;
   mr_data *d = mr_data_create_smooth(m);
-  double *scratch = malloc(2 * ((size_t)m->nv + 1) * sizeof(double));
+  double *scratch = malloc(6 * ((size_t)m->nv + 1) * sizeof(double));
   int rc = 0;
   if (!d || !scratch) {
     rc = mr_errorf(err, errlen, (mr_source){s->file, 0}, "out of memory");

@@ -7,7 +7,8 @@
 
 /* Fills what MuJoCo's mj_setConst and mj_setLengthRange compute from the compiled model:
  * tendon_length0 and actuator_length0 at qpos0, tendon_lengthspring at qpos_spring where the
- * file gave none, actuator_acc0 (the norm of M^-1 times the moment arms at qpos0) and the
+ * file gave none, the inverse weights body_invweight0, dof_invweight0 and tendon_invweight0
+ * at qpos0 (mj_setM0's), actuator_acc0 (the norm of M^-1 times the moment arms at qpos0) and the
  * length ranges muscles need (spec->lengthrange says which actuators and how). The spec is
  * the one the model was compiled from, for the options and the errors' FILE:LINE. Returns
  * 0, or -1 with "FILE:LINE: message" in err (out of memory, or a length range that does not

@@ -180,6 +180,18 @@ static void test_limits_every_solver(void) {
     double tol = compliant ? 2e-3 : 1e-3;
     printf("%-9s rope stretch %9.2e  tension error %8.1e  bend over %9.2e  coupling %8.1e\n",
            name, r.stretch, r.tension_err, r.bend_over, r.coupling);
+    if (strcmp(name, "soft") == 0) {
+      /* soft is MuJoCo's soft model: its limits and equalities yield as MuJoCo 2.2's do on
+       * this file (held to its trajectory in test_mj_soft_constraints: the swinging rope
+       * stretches 1.5 cm at its jerk, the hinges, started 5 mrad out, go 0.056 rad past); here only
+       * that they hold within a few centimetres and carry the hanging ball's weight */
+      MR_CHECK_MSG(r.stretch > 0 && r.stretch <= 0.03, "soft: the rope stretched by %.3g", r.stretch);
+      MR_CHECK_MSG(r.bend_over <= 0.1, "soft: the hinges went %.3g past their limit", r.bend_over);
+      MR_CHECK_MSG(r.coupling <= 1e-3, "soft: tendon equality violated by %.3g", r.coupling);
+      MR_CHECK_MSG(r.tension_err <= 1e-6, "soft: tension off by %.3g of the weight", r.tension_err);
+      MR_CHECK_MSG(r.rows > 500, "soft: rope rows in only %d steps", r.rows);
+      continue;
+    }
     MR_CHECK_MSG(r.stretch <= tol, "%s: the rope stretched by %.3g", name, r.stretch);
     /* a limit at rest is held MR_CONTACT_SLOP (1e-6) inside (tendon_rows.c) */
     MR_CHECK_MSG(r.bend_over <= (compliant ? 1e-3 : 1.01e-6), "%s: the hinges went %.3g beyond "

@@ -74,7 +74,8 @@ static int mr_check_joints(mr_compiler *c) {
     const double scalars[] = {j->stiffness, j->springref, j->damping, j->armature,
                               j->frictionloss, j->margin, j->ref};
     if (!mr_all_finite(j->pos, 3) || !mr_all_finite(j->axis, 3) || !mr_all_finite(j->range, 2) ||
-        !mr_all_finite(scalars, 7))
+        !mr_all_finite(scalars, 7) || !mr_all_finite(j->solref_lim, 2) ||
+        !mr_all_finite(j->solimp_lim, 5))
       return MR_FAIL(j->src, "joint '%s' has a non-finite number", name);
     if ((j->type == MR_JOINT_HINGE || j->type == MR_JOINT_SLIDE) &&
         sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]) <

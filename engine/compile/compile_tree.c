@@ -37,6 +37,8 @@ static void mr_tree_joints(const mr_spec *s, mr_model *m) {
     m->jnt_range[2 * j + 1] = sj->range[1];
     m->jnt_stiffness[j] = sj->stiffness;
     m->jnt_margin[j] = sj->margin;
+    memcpy(m->jnt_solref + 2 * j, sj->solref_lim, 2 * sizeof(double));
+    memcpy(m->jnt_solimp + 5 * j, sj->solimp_lim, 5 * sizeof(double));
     if (m->body_jntnum[b]++ == 0) m->body_jntadr[b] = j;
     int nv = mr_joint_nv(sj->type);
     if (m->body_dofnum[b] == 0) m->body_dofadr[b] = dadr;

@@ -128,6 +128,7 @@ static void mr_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r) {
       r->phi[row] = phi;
       r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, r->dt);
       r->id[row] = j;
+      mr_rows_soft(r, row, phi - m->jnt_margin[j], m->jnt_solref + 2 * j, m->jnt_solimp + 5 * j);
       row++;
     }
   }
@@ -147,11 +148,12 @@ static int mr_rows_alloc(mr_data *d, mr_rows *r) {
   r->mu = mr_arena_doubles(d, nc);
   r->dist = mr_arena_doubles(d, nc);
   r->fresh = mr_arena_ints(d, nc);
-  r->solref = mr_arena_doubles(d, 2 * nc);
-  r->solimp = mr_arena_doubles(d, 5 * nc);
+  r->solref = mr_arena_doubles(d, 2 * n);
+  r->solimp = mr_arena_doubles(d, 5 * n);
+  r->pos = mr_arena_doubles(d, n);
   if (r->v0) memcpy(r->v0, d->qvel, (size_t)r->nv * sizeof(double));
   return r->nzadr && r->phi && r->bias && r->id && r->v0 && r->mu && r->dist && r->fresh &&
-                 r->solref && r->solimp
+                 r->solref && r->solimp && r->pos
              ? 0 : -1;
 }
 
@@ -264,7 +266,7 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   size_t ndense = mr_min_size(nrow, MR_DENSE_MAX_ROWS);
   size_t npays = mr_min_size(nrow, trees + pair);
   size_t gsize = ndense * ndense > npays * npays ? ndense * ndense : npays * npays;
-  size_t rows = maxcon + 7 * nv + neq * nv + 4 * nrow + 8 * maxcon + nnz;
+  size_t rows = maxcon + 7 * nv + neq * nv + 12 * nrow + 8 * maxcon + nnz; /* 12: phi, bias, pos, solref, solimp, id */
   size_t problem = 6 * nrow + 4 * nv + MR_AJ_BLOCK * nv + nrow * trees + gsize;
   size_t scratch = MR_SOLVER_SCRATCH(ndense, nv);
   size_t sparse = mr_solver_sparse_scratch(m, nrow, neq > 0 ? nv : pair) / sizeof(double) + 1;

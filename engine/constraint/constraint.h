@@ -166,8 +166,14 @@ typedef struct mr_rows {
   double *dist;   /* ncon */
   int *fresh;     /* ncon: 1 when the contact did not push the step before (its persistent
                      impulse is zero: new, or open inside its margin): an impact */
-  double *solref; /* ncon x2 */
-  double *solimp; /* ncon x5 */
+  /* MuJoCo's soft-constraint parameters of every row (the `soft` solver's; the rigid
+   * solvers ignore them): the solref/solimp of the row's element (eq_solref, jnt_solref,
+   * tendon_solref_lim, the contact's mix) and its position error, MuJoCo's efc_pos -
+   * efc_margin: an equality's phi, a limit's gap minus its margin, a contact normal's dist
+   * minus (margin - gap), 0 on friction rows. */
+  double *solref; /* nrow x2 */
+  double *solimp; /* nrow x5 */
+  double *pos;    /* nrow */
 } mr_rows;
 
 #define MR_ROWS_MAGIC 0x726f7773u

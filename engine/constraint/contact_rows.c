@@ -163,14 +163,13 @@ void mr_contact_rows_fill(const mr_model *m, mr_data *d, mr_rows *r, const int *
       r->phi[row + a] = a == 0 ? c->dist : 0;
       r->bias[row + a] = 0;
       r->id[row + a] = ci;
+      mr_rows_soft(r, row + a, a == 0 ? c->dist - (c->margin - c->gap) : 0, c->solref, c->solimp);
     }
     for (int t = 0; t < ndof; t++) jp[dofs[t]] = jp[nv + dofs[t]] = jp[2 * nv + dofs[t]] = 0;
     r->fresh[k] = c->impulse[0] == 0;
     r->bias[row] = mr_contact_bias(d, r, row, c, r->fresh[k]);
     r->mu[k] = c->dim == 1 ? 0 : c->friction[0];
     r->dist[k] = c->dist;
-    memcpy(r->solref + 2 * k, c->solref, 2 * sizeof(double));
-    memcpy(r->solimp + 5 * k, c->solimp, 5 * sizeof(double));
     k++;
   }
 }

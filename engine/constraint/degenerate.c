@@ -40,6 +40,9 @@ static void mr_row_move(mr_rows *r, int from, int to, int *span, double *Gdiag) 
   r->phi[to] = r->phi[from];
   r->bias[to] = r->bias[from];
   r->id[to] = r->id[from];
+  memmove(r->solref + 2 * to, r->solref + 2 * from, 2 * sizeof(double));
+  memmove(r->solimp + 5 * to, r->solimp + 5 * from, 5 * sizeof(double));
+  r->pos[to] = r->pos[from];
   memmove(span + 4 * to, span + 4 * from, 4 * sizeof(int));
   Gdiag[to] = Gdiag[from];
 }
@@ -48,8 +51,6 @@ static void mr_contact_move(mr_rows *r, int from, int to) {
   r->mu[to] = r->mu[from];
   r->dist[to] = r->dist[from];
   r->fresh[to] = r->fresh[from];
-  memmove(r->solref + 2 * to, r->solref + 2 * from, 2 * sizeof(double));
-  memmove(r->solimp + 5 * to, r->solimp + 5 * from, 5 * sizeof(double));
 }
 
 int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag) {

@@ -138,6 +138,8 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
   p->dist = r->dist;
   p->solref = r->solref;
   p->solimp = r->solimp;
+  p->pos = r->pos;
+  p->id = r->id;
   p->v_free = v_free;
   p->v0 = r->v0;
   p->m = m;

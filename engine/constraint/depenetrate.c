@@ -55,15 +55,13 @@ static void mr_depen_join_row(const mr_rows *r, int i, int *parent) {
   }
 }
 
-/* The unilateral rows the pass holds: tendon limits, and joint limits and contact normals
- * unless the solver's model recovers them itself (mr_solver_info.depenetrate). */
+/* The unilateral rows the pass holds: joint and tendon limits and contact normals, unless
+ * the solver's model recovers them itself (mr_solver_info.depenetrate: soft, whose limits
+ * are as soft as its contacts). */
 static int mr_depen_is_normal(const mr_rows *r, int i, int contacts) {
   int base = r->neq + r->nlim;
-  if (i < r->neq) return 0;
-  /* a solver that recovers its contacts itself (soft) softens joint limits the same way;
-   * tendon limits (negative ids) stay rigid for every solver */
-  if (i < base) return contacts || r->id[i] < 0;
-  return contacts && (i - base) % 3 == 0;
+  if (i < r->neq || !contacts) return 0;
+  return i < base || (i - base) % 3 == 0;
 }
 
 /* The lower bound of unilateral row i whose predicted gap is `gap`; *deep: 1 when the row

@@ -181,6 +181,7 @@ void mr_equality_rows_fill(const mr_model *m, mr_rows *r, const double *dense) {
         if (Jr[i] != 0) mr_rows_add(r, i, Jr[i]);
       r->bias[row] = MR_ERP_EQUALITY * r->phi[row] / r->dt;
       r->id[row] = e;
+      mr_rows_soft(r, row, r->phi[row], m->eq_solref + 2 * e, m->eq_solimp + 5 * e);
     }
 }
 
@@ -211,10 +212,14 @@ static void mr_dense_ldl_solve(double *G, double *b, int n) {
 }
 
 /* Post-stabilization (Cline and Pai): Newton steps on phi(q) = 0 in the metric of A, so
- * loop closures hold to round-off instead of the O(dt^2) drift Baumgarte leaves. */
+ * loop closures hold to round-off instead of the O(dt^2) drift Baumgarte leaves. Not for a
+ * solver without the position pass (soft): its equalities are soft constraints. */
 void mr_constraint_project(const mr_model *m, mr_data *d) {
   const int nv = m->nv, n = mr_equality_rows(m);
   if (n == 0 || (d->opt.disable & MR_DISABLE_CONSTRAINT)) return;
+  /* a solver whose model holds its rows itself (soft: MuJoCo's equalities sag under load
+   * and recover by their solref) is only measured */
+  int soft = !mr_solver_get(mr_solver_index(d))->depenetrate;
   size_t mark = mr_arena_mark(d);
   double *J = mr_arena_doubles(d, (size_t)n * nv), *AJ = mr_arena_doubles(d, (size_t)n * nv);
   double *G = mr_arena_doubles(d, (size_t)n * n), *phi = mr_arena_doubles(d, (size_t)n);
@@ -229,7 +234,7 @@ void mr_constraint_project(const mr_model *m, mr_data *d) {
     double err = 0;
     for (int i = 0; i < n; i++) err = fmax(err, fabs(phi[i]));
     if (it == 0) d->metrics.loop_closure = err; /* what the step left, before repair */
-    if (!(err > MR_PROJECT_TOL)) break;
+    if (!(err > MR_PROJECT_TOL) || soft) break;
     memcpy(AJ, J, (size_t)n * nv * sizeof(double));
     mr_solve_mass(m, d, AJ, AJ, n);
     for (int i = 0; i < n; i++)

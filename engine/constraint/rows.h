@@ -16,6 +16,14 @@ static inline void mr_rows_add(mr_rows *r, int col, double value) {
 }
 static inline void mr_rows_end(mr_rows *r) { r->nzadr[r->nrow] = r->nnz; }
 
+/* Row i's soft-constraint parameters (mr_rows: solref, solimp, pos). */
+static inline void mr_rows_soft(mr_rows *r, int i, double pos, const double solref[2],
+                                const double solimp[5]) {
+  for (int k = 0; k < 2; k++) r->solref[2 * i + k] = solref[k];
+  for (int k = 0; k < 5; k++) r->solimp[5 * i + k] = solimp[k];
+  r->pos[i] = pos;
+}
+
 /* The deepest dof that moves body b, or -1 for a body welded to the world. */
 int mr_body_last_dof(const mr_model *m, int b);
 

@@ -78,6 +78,8 @@ void mr_tendon_limit_rows(const mr_model *m, const mr_data *d, mr_rows *r, int r
       r->phi[row] = phi;
       r->bias[row] = mr_unilateral_bias(phi + MR_CONTACT_SLOP, r->dt);
       r->id[row] = -1 - (2 * t + side);
+      mr_rows_soft(r, row, phi - m->tendon_margin[t], m->tendon_solref_lim + 2 * t,
+                   m->tendon_solimp_lim + 5 * t);
       row++;
     }
   }

@@ -25,6 +25,7 @@
   X(double, body_mass, m->nbody)                        \
   X(double, body_inertia, 3 * m->nbody)                 \
   X(double, body_subtreemass, m->nbody)                 \
+  X(double, body_invweight0, 2 * m->nbody)              \
   X(int, jnt_type, m->njnt)                             \
   X(int, jnt_bodyid, m->njnt)                           \
   X(int, jnt_qposadr, m->njnt)                          \
@@ -35,6 +36,8 @@
   X(double, jnt_range, 2 * m->njnt)                     \
   X(double, jnt_stiffness, m->njnt)                     \
   X(double, jnt_margin, m->njnt)                        \
+  X(double, jnt_solref, 2 * m->njnt)                    \
+  X(double, jnt_solimp, 5 * m->njnt)                    \
   X(int, dof_bodyid, m->nv)                             \
   X(int, dof_jntid, m->nv)                              \
   X(int, dof_parentid, m->nv)                           \
@@ -42,6 +45,7 @@
   X(double, dof_armature, m->nv)                        \
   X(double, dof_damping, m->nv)                         \
   X(double, dof_frictionloss, m->nv)                    \
+  X(double, dof_invweight0, m->nv)                      \
   X(double, qpos0, m->nq)                               \
   X(double, qpos_spring, m->nq)                         \
   X(int, geom_type, m->ngeom)                           \
@@ -124,6 +128,7 @@
   X(double, tendon_frictionloss, m->ntendon)            \
   X(double, tendon_lengthspring, m->ntendon)            \
   X(double, tendon_length0, m->ntendon)                 \
+  X(double, tendon_invweight0, m->ntendon)              \
   X(double, tendon_width, m->ntendon)                   \
   X(double, tendon_solref_lim, 2 * m->ntendon)          \
   X(double, tendon_solimp_lim, 5 * m->ntendon)          \

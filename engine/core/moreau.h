@@ -255,6 +255,8 @@ typedef struct mr_model {
   double *body_mass;    /* nbody */
   double *body_inertia; /* nbody x3: principal moments about the com */
   double *body_subtreemass; /* nbody */
+  double *body_invweight0;  /* nbody x2: MuJoCo's mean inverse inertia at qpos0, translational
+                              and rotational (soft's regularizer weights) */
 
   /* joints */
   int *jnt_type;     /* njnt: mr_joint_type */
@@ -267,6 +269,8 @@ typedef struct mr_model {
   double *jnt_range; /* njnt x2 */
   double *jnt_stiffness; /* njnt */
   double *jnt_margin;    /* njnt */
+  double *jnt_solref;    /* njnt x2: MJCF solreflimit (soft limits) */
+  double *jnt_solimp;    /* njnt x5: MJCF solimplimit */
 
   /* dofs */
   int *dof_bodyid;   /* nv */
@@ -276,6 +280,8 @@ typedef struct mr_model {
   double *dof_armature; /* nv */
   double *dof_damping;  /* nv */
   double *dof_frictionloss; /* nv */
+  double *dof_invweight0;   /* nv: M^-1's diagonal at qpos0 (averaged over a free joint's
+                               translations and rotations, a ball's 3), as MuJoCo's */
 
   double *qpos0;       /* nq: reference configuration */
   double *qpos_spring; /* nq: spring reference */
@@ -371,6 +377,7 @@ typedef struct mr_model {
   double *tendon_frictionloss;  /* ntendon: read, not simulated (as for joints) */
   double *tendon_lengthspring;  /* ntendon: spring rest length (at qpos_spring if not given) */
   double *tendon_length0;       /* ntendon: length at qpos0 */
+  double *tendon_invweight0;    /* ntendon: J M^-1 J^T at qpos0 */
   double *tendon_width;         /* ntendon: drawing radius */
   double *tendon_solref_lim;    /* ntendon x2 */
   double *tendon_solimp_lim;    /* ntendon x5 */

@@ -53,6 +53,8 @@ void mjcf_class_init_main(mjcf_class *cls) {
   mr_spec_joint *j = &cls->joint.j;
   j->type = MR_JOINT_HINGE;
   j->axis[2] = 1;
+  mjcf_solref_default(j->solref_lim);
+  mjcf_solimp_default(j->solimp_lim);
   cls->joint.limited = 2;
 
   mr_spec_site *s = &cls->site.s;
@@ -163,6 +165,8 @@ int mjcf_joint_apply(mjcf_ctx *c, mjcf_joint_def *d, const xmlNode *n) {
   if (mjcf_doubles(c, n, "frictionloss", &j->frictionloss, 1, 1) < 0) return -1;
   if (mjcf_doubles(c, n, "margin", &j->margin, 1, 1) < 0) return -1;
   if (mjcf_doubles(c, n, "ref", &j->ref, 1, 1) < 0) return -1;
+  if (mjcf_doubles(c, n, "solreflimit", j->solref_lim, 2, 2) < 0) return -1;
+  if (mjcf_doubles(c, n, "solimplimit", j->solimp_lim, 3, 5) < 0) return -1;
   return 0;
 }
 

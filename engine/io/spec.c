@@ -174,6 +174,8 @@ int mr_spec_add_joint(mr_spec *s, int body, mr_source src) {
   j->body = body;
   j->type = MR_JOINT_HINGE; /* MuJoCo's default joint type */
   j->axis[2] = 1;
+  mr_set_solref(j->solref_lim);
+  mr_set_solimp(j->solimp_lim);
   return i;
 }
 

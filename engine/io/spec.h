@@ -40,6 +40,7 @@ typedef struct mr_spec_joint {
   double range[2]; /* radians for hinge, meters for slide */
   double stiffness, springref, damping, armature, frictionloss, margin;
   double ref;      /* qpos0 for hinge/slide */
+  double solref_lim[2], solimp_lim[5]; /* MJCF solreflimit, solimplimit */
   double effort;   /* URDF <limit effort>: the force range of actuators on it; 0: none */
 } mr_spec_joint;
 

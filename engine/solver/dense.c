@@ -147,8 +147,9 @@ int mr_problem_input_ok(const mr_problem *p) {
   if (!mr_dense_is_finite(p->g, n) || !mr_dense_is_finite(p->G, n * n)) return 0;
   if (p->R && !mr_dense_is_finite(p->R, n)) return 0;
   if (p->dist && !mr_dense_is_finite(p->dist, p->ncon)) return 0;
-  if (p->solref && !mr_dense_is_finite(p->solref, 2 * p->ncon)) return 0;
-  if (p->solimp && !mr_dense_is_finite(p->solimp, 5 * p->ncon)) return 0;
+  if (p->solref && !mr_dense_is_finite(p->solref, 2 * p->nrow)) return 0;
+  if (p->solimp && !mr_dense_is_finite(p->solimp, 5 * p->nrow)) return 0;
+  if (p->pos && !mr_dense_is_finite(p->pos, p->nrow)) return 0;
   for (int k = 0; k < p->ncon; k++)
     if (!(p->mu[k] >= 0) || !isfinite(p->mu[k])) return 0;
   return 1;

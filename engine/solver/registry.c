@@ -36,7 +36,8 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
  *   raisim    a sweep over the contacts (each contact's bisection is part of its update)
  *   implicit  a Gauss-Newton iteration (its dogleg search is part of it)
  *   sap       a Newton iteration (its exact line search is part of it)
- *   soft      a Newton iteration of the shared convex solver (convex.c), as sap
+ *   soft      a block Gauss-Seidel sweep (each contact's projected-gradient steps and each
+ *             equality's block solve are part of it)
  *   stagproj  an iteration of either inner QP solver: the sum over the outer iterations
  *   newton    a Newton iteration, plus pgs's when it hands a step over */
 static const mr_solver_info mr_solvers[] = {
@@ -47,7 +48,7 @@ static const mr_solver_info mr_solvers[] = {
     {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0, NULL, 1},
     {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0, NULL, 1},
     {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0, MR_SAP_NO_RESTITUTION, 1},
-    {"soft", '8', "MuJoCo-style soft convex contact from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0, MR_SOFT_NO_RESTITUTION, 0},
+    {"soft", '8', "MuJoCo's soft convex constraints (contacts, limits, equalities) from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0, MR_SOFT_NO_RESTITUTION, 0},
     {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0, NULL, 1},
     {"newton", '0', "the NCP by Newton's method in velocities: PGS's projections, tree-block sparse Cholesky, proximal steps; pgs takes over what it cannot finish", mr_solve_newton, 0, 1, NULL, 1},
 };

@@ -1,44 +1,58 @@
-/* `soft`: MuJoCo's soft convex contact (papers/002 sec. 3.4, MuJoCo "Computation" chapter).
+/* `soft`: MuJoCo's soft convex constraints (papers/002 sec. 3.4, MuJoCo "Computation"
+ * chapter): contacts, joint and tendon limits and equalities alike.
  *
- * Model. Every contact row gets MuJoCo's regularizer and reference acceleration from the
- * contact's solimp/solref (defaults 0.9 0.95 0.001 0.5 2 and 0.02 1, as MuJoCo):
- *   impedance  d(r) = dmin + y(|r|/width) (dmax - dmin), y the polynomial sigmoid of power
- *              p with its inflection at midpoint, d = dmax beyond width;
- *   R_N        = (1 - d)/d * w,   R_T = R_N / impratio (impratio = 1), with w MuJoCo's
- *              diagonal approximation of a contact (efc_diagApprox): the sum over its two
- *              bodies of their translational inverse weights, 1/3 tr(J_com A^-1 J_com^T)
- *              at the body's centre of mass (1/m for a free body), not the contact row's
- *              exact G_NN. At a box's corner G_NN is 4/m (the lever arm adds 3/m): with it
- *              the contacts were four times softer than MuJoCo's, a box crept three times
- *              further down a sticking incline and a stack walked. MuJoCo evaluates the
- *              weights once at qpos0; here they are taken at the current configuration (the
- *              same for free bodies). The body of each side is the one owning the row's
- *              deepest dof in each of its kinematic trees; hand-built problems (no J)
- *              fall back to G_NN;
+ * Model. Every row gets MuJoCo's regularizer and reference acceleration from its element's
+ * solref/solimp (p->solref, p->solimp: the contact's mix, jnt_solref/jnt_solimp from MJCF
+ * solreflimit/solimplimit, tendon_solref_lim/solimp_lim, eq_solref/eq_solimp; defaults
+ * 0.02 1 and 0.9 0.95 0.001 0.5 2, as MuJoCo) and its own position error r (p->pos:
+ * MuJoCo's efc_pos - efc_margin):
+ *   impedance  d(x) = dmin + y(|x|/width) (dmax - dmin), y the polynomial sigmoid of power
+ *              p with its inflection at midpoint, d = dmax beyond width, (dmin + dmax)/2
+ *              when flat; x = r, except for a connect (|phi| over its 3 rows) and a weld
+ *              (|(phi_pos, torquescale phi_rot)| over its 6), one d for all their rows;
+ *   R          = (1 - d)/d * w,  R_T = R_N / impratio (impratio = 1) on friction rows, with
+ *              w MuJoCo's diagonal approximation (efc_diagApprox) from the model's
+ *              inverse weights at qpos0 (mj_setM0's body_invweight0, dof_invweight0,
+ *              tendon_invweight0, filled when the model is loaded):
+ *                contact          the translational weights of its two bodies, 1/3
+ *                                 tr(J_com M^-1 J_com^T) (1/m for a free body), not the
+ *                                 row's exact G_NN (4/m at a box's corner: with it the
+ *                                 contacts were four times softer than MuJoCo's, a box
+ *                                 crept three times further down a sticking incline and a
+ *                                 stack walked);
+ *                connect, weld    the two bodies' translational weights, on all six rows
+ *                                 of a weld (MuJoCo 2.2's mj_diagApprox does so);
+ *                joint equality   the dofs' weights, summed;  tendon equality likewise;
+ *                joint limit      the dof's weight;  tendon limit the tendon's;
+ *              a problem without the model takes G_ii;
  *   a_ref      = -b (J qvel) - k d r,  b = 2/(dmax tc), k = 1/(dmax^2 tc^2 zeta^2), with
  *              tc = max(solref[0], 2 dt) (MuJoCo's refsafe); solref[0] < 0 means direct
- *              (k, b) = (-solref[0], -solref[1]) / (dmax^2, dmax);
- *              r = dist (signed distance, negative when penetrating), 0 on friction rows.
+ *              (k, b) = (-solref[0], -solref[1]) / (dmax^2, dmax); r = 0 on friction rows.
+ * A weld's rotation rows are the log map's (d phi/dt = the relative angular velocity),
+ * MuJoCo's the quaternion error's axis part times torquescale, whose Jacobian is
+ * torquescale/2 ours: scaling a row by s scales its problem consistently when R takes s^2,
+ * so those rows get R s^2 and r = s sin(theta/2) axis with s = 2 / torquescale.
  * MuJoCo minimizes 1/2 f^T (A + R) f + f^T (a0 - a_ref) over the cones. With impulses
  * lambda = dt f and G = A this is, at the velocity level,
  *   min_{lambda in K} 1/2 lambda^T (G + R) lambda + q^T lambda,
  *   q = J v_free - J qvel + dt (b J qvel + k d r).
  * J v_free and J qvel come from p->J, p->v_free and p->d->qvel when they are all given;
  * otherwise (a problem built from G and g alone) both are taken as g, so q = dt b g +
- * dt k d r. The constraint stage's Baumgarte bias is thereby replaced by MuJoCo's own.
- * Joint limits are soft too, as in MuJoCo: the same terms with r = phi - margin < 0 (the gap
- * to the limit, from qpos and the joint's range), w = G_ii (the dof's inverse weight: the
- * row is +-e_dof) and MuJoCo's default solref/solimp (the model holds no per-joint
- * solreflimit yet). Equality rows and tendon limits keep the constraint stage's g and R (p->R, may be
- * NULL): rigid, with its stabilization.
+ * dt k d r. The constraint stage's Baumgarte bias is thereby replaced by MuJoCo's own, and
+ * neither its position pass nor its equality projection touches soft's rows
+ * (mr_solver_info.depenetrate = 0). A limit side open beyond its margin (the stage's
+ * look-ahead row) has no row in MuJoCo: its impulse stays 0. A hand-built problem without
+ * p->pos keeps g and p->R on its equality and limit rows.
  *
- * Method: block projected Gauss-Seidel. Each sweep gives bilateral rows an exact scalar
- * step, limit rows the same step clamped to R+, and each contact up to SOFT_INNER
- * projected-gradient steps on its own 3x3 block (fixed step 1 / Gershgorin bound of
- * G_kk + R_k, cone projection), the other contacts frozen. A scalar step per block makes
- * the fixed point exactly the KKT point of the convex problem, which is unique because
- * R > 0 on contact rows. Stopping measure: the largest natural-map residual
- * |lambda - P(lambda - s grad)| / s (velocity units) met during the sweep.
+ * Method: block projected Gauss-Seidel. Each sweep solves each equality's rows together
+ * exactly (a Cholesky factor of its block of G + R: a weld's rows couple through the lever
+ * arm to its frame, and row by row they took hundreds of sweeps), gives limit rows an
+ * exact scalar step clamped to R+, and each contact up to SOFT_INNER projected-gradient
+ * steps on its own 3x3 block (fixed step 1 / Gershgorin bound of G_kk + R_k, cone
+ * projection), the others frozen. The fixed point is exactly the KKT point of the convex
+ * problem, which is unique because R > 0 on every soft row. Stopping measure: the largest
+ * natural-map residual |lambda - P(lambda - s grad)| / s (velocity units) met during the
+ * sweep.
  */
 #include <math.h>
 #include <string.h>
@@ -52,6 +66,8 @@
 #define SOFT_MAXIMP 0.9999
 #define SOFT_INNER 20      /* projected-gradient steps per contact block per sweep */
 #define SOFT_TINY 1e-300
+#define SOFT_MAX_GROUP 6   /* rows of the largest equality (a weld) */
+#define SOFT_INERT (-1.0)  /* R of a row MuJoCo would not have: its impulse stays 0 */
 
 static const double soft_solref_default[2] = {0.02, 1.0};
 static const double soft_solimp_default[5] = {0.9, 0.95, 0.001, 0.5, 2.0};
@@ -62,7 +78,7 @@ static double soft_impedance(const double solimp[5], double r) {
   double dmax = fmin(fmax(solimp[1], SOFT_MINIMP), SOFT_MAXIMP);
   double width = solimp[2], mid = fmin(fmax(solimp[3], SOFT_MINIMP), SOFT_MAXIMP);
   double power = fmax(solimp[4], 1.0);
-  if (!(width > 0)) return dmax;
+  if (dmin == dmax || !(width > 1e-15)) return 0.5 * (dmin + dmax); /* MuJoCo's flat case */
   double x = fabs(r) / width;
   if (x >= 1) return dmax;
   double y;
@@ -89,62 +105,23 @@ static void soft_velocities(const mr_problem *p, double *gfree, double *vrel) {
   }
 }
 
-/* MuJoCo's translational inverse weight of the body owning dof `dof`: 1/3 tr(Jc A^-1 Jc^T),
- * Jc the 3 x nv Jacobian of its centre of mass (from cdof, as constraint.c's point
- * Jacobians). w: 6 nv scratch. */
-static double soft_body_weight(const mr_problem *p, int dof, double *w) {
-  const mr_model *m = p->m;
-  const mr_data *d = p->d;
-  int nv = p->nv, b = m->dof_bodyid[dof];
-  double arm[3], *jc = w, *x = w + 3 * (size_t)nv;
-  const double *com = d->subtree_com + 3 * m->body_rootid[b];
-  for (int k = 0; k < 3; k++) arm[k] = d->xipos[3 * b + k] - com[k];
-  memset(jc, 0, 3 * (size_t)nv * sizeof(double));
-  for (int i = dof; i >= 0; i = m->dof_parentid[i]) {
-    const double *cd = d->cdof + 6 * i;
-    jc[i] = cd[1] * arm[2] - cd[2] * arm[1] + cd[3];
-    jc[nv + i] = cd[2] * arm[0] - cd[0] * arm[2] + cd[4];
-    jc[2 * nv + i] = cd[0] * arm[1] - cd[1] * arm[0] + cd[5];
-  }
-  mr_problem_solve_mass(p, x, jc, 3);
-  double tr = 0;
-  for (int i = 0; i < 3 * nv; i++) tr += jc[i] * x[i];
-  return tr / 3;
-}
-
-/* MuJoCo's efc_diagApprox of the contact whose normal row is `row`: the inverse weights of
- * the bodies owning the row's deepest dof in each of its trees (p->span), or G_NN when the
- * problem has no Jacobian. cache: the last bodies' dofs and weights (4 entries). */
-static double soft_diag_approx(const mr_problem *p, int row, double *w, int cache_dof[4],
-                               double cache_w[4]) {
+/* MuJoCo's efc_diagApprox of the contact whose normal row is `row`: the translational
+ * inverse weights at qpos0 of its two bodies (mr_model.body_invweight0), or G_NN for a
+ * problem without the model. */
+static double soft_contact_weight(const mr_problem *p, int row) {
   double gnn = p->G[(size_t)row * (size_t)p->nrow + (size_t)row];
-  if (!p->J || !p->span || !p->m || !p->d || !p->d->cdof || p->nv <= 0) return gnn;
-  const int *s = p->span + 4 * row;
-  int deepest[2] = {-1, -1};
-  for (int t = p->nzadr[row]; t < p->nzadr[row + 1]; t++) {
-    int k = p->nzind[t], side = k >= s[0] && k < s[1] ? 0 : 1;
-    if (k > deepest[side]) deepest[side] = k;
-  }
-  double sum = 0;
-  for (int side = 0; side < 2; side++) {
-    int dof = deepest[side], hit = -1;
-    if (dof < 0) continue;
-    for (int c = 0; c < 4; c++)
-      if (cache_dof[c] == dof) hit = c;
-    if (hit < 0) { /* newest first; the oldest entry drops out */
-      memmove(cache_dof + 1, cache_dof, 3 * sizeof(int));
-      memmove(cache_w + 1, cache_w, 3 * sizeof(double));
-      cache_dof[0] = dof, cache_w[0] = soft_body_weight(p, dof, w), hit = 0;
-    }
-    sum += cache_w[hit];
-  }
-  return sum > 0 && isfinite(sum) ? sum : gnn;
+  if (!p->id || !p->m || !p->d || !p->m->body_invweight0) return gnn;
+  const mr_contact *c = &p->d->contact[p->id[row]];
+  double w = p->m->body_invweight0[2 * c->body1] + p->m->body_invweight0[2 * c->body2];
+  return w > 0 && isfinite(w) ? w : gnn;
 }
 
 /* MuJoCo's impedance d at violation r and its reference stiffness k and damping b, from a
- * row's solimp and solref (tc clamped to 2 dt: MuJoCo's refsafe). */
+ * row's solimp and solref (tc clamped to 2 dt: MuJoCo's refsafe; a solref mixing the
+ * standard and the direct form is replaced by the default, as MuJoCo does). */
 static void soft_reference(const double imp[5], const double ref[2], double r, double dt,
                            double *d, double *kk, double *bb) {
+  if ((ref[0] > 0) != (ref[1] > 0)) ref = soft_solref_default;
   double dmax = fmin(fmax(imp[1], SOFT_MINIMP), SOFT_MAXIMP);
   *d = fmin(fmax(soft_impedance(imp, r), SOFT_MINIMP), SOFT_MAXIMP);
   if (ref[0] > 0) {
@@ -157,51 +134,110 @@ static void soft_reference(const double imp[5], const double ref[2], double r, d
   }
 }
 
-/* The violation r = phi - margin of a joint-limit row (one Jacobian entry, +1 on the lower
- * side, -1 on the upper, as constraint.c builds them), or NAN for a tendon limit or a problem
- * without the model. */
-static double soft_limit_violation(const mr_problem *p, int row) {
-  if (!p->J || !p->m || !p->d || !p->d->qpos || p->nzadr[row + 1] - p->nzadr[row] != 1) return NAN;
-  const mr_model *m = p->m;
-  int t = p->nzadr[row], j = m->dof_jntid[p->nzind[t]];
-  double q = p->d->qpos[m->jnt_qposadr[j]];
-  double phi = p->J[t] > 0 ? q - m->jnt_range[2 * j] : m->jnt_range[2 * j + 1] - q;
-  return phi - m->jnt_margin[j];
+/* One soft row: R = (1 - d)/d w s^2 and q from MuJoCo's reference acceleration with the
+ * impedance taken at `at` and the stiffness acting on the row's own error r. s scales a
+ * row whose Jacobian is s times MuJoCo's (a weld's rotation rows), so that the problem in
+ * our rows is MuJoCo's problem in its own. */
+static void soft_row(const mr_problem *p, int i, const double imp[5], const double ref[2],
+                     double at, double r, double w, double s, double *R, double *q,
+                     const double *gfree, const double *vrel) {
+  double d, kk, bb, dt = p->dt > 0 ? p->dt : 0;
+  soft_reference(imp, ref, at, dt, &d, &kk, &bb);
+  R[i] = fmax((1 - d) / d * w * s * s, 1e-15);
+  q[i] = gfree[i] - vrel[i] + dt * (bb * vrel[i] + kk * d * r);
 }
 
-/* R and q of the soft problem, row by row. w: 6 nv scratch. */
-static void soft_build(const mr_problem *p, double *R, double *q, double *gfree, double *vrel,
-                       double *w) {
+static const double *soft_ref_of(const mr_problem *p, int i) {
+  return p->solref ? p->solref + 2 * i : soft_solref_default;
+}
+static const double *soft_imp_of(const mr_problem *p, int i) {
+  return p->solimp ? p->solimp + 5 * i : soft_solimp_default;
+}
+
+/* The rows [i, i + n) of equality e (MuJoCo 2.2: mj_diagApprox, getposdim). connect: one
+ * impedance from |phi| over its 3 rows, w = the two bodies' translational weights. weld:
+ * one impedance from |(phi_pos, torquescale phi_rot)|, w = the translational weights on
+ * all six rows (MuJoCo 2.2 takes the translational weight for the rotation rows too). Our
+ * rotation rows are the log map's, d phi = dw; MuJoCo's are the quaternion's axis part,
+ * sin(theta/2) axis, times torquescale, whose Jacobian is torquescale/2 ours: s = 2 /
+ * torquescale, r = s sin(theta/2) axis. joint, tendon: w = the dof's or tendon's weight
+ * (plus the second's). Returns n. */
+static int soft_equality(const mr_problem *p, int i, double *R, double *q, const double *gfree,
+                         const double *vrel) {
+  const mr_model *m = p->m;
+  int e = p->id[i], n = 1, type = m->eq_type[e];
+  while (i + n < p->neq && p->id[i + n] == e) n++;
+  const double *pos = p->pos + i, *imp = soft_imp_of(p, i), *ref = soft_ref_of(p, i);
+  int o1 = m->eq_obj1id[e], o2 = m->eq_obj2id[e];
+  if (type == MR_EQ_CONNECT || type == MR_EQ_WELD) {
+    const double *bw = m->body_invweight0;
+    double wt = (o1 > 0 ? bw[2 * o1] : 0) + (o2 > 0 ? bw[2 * o2] : 0);
+    double r[6] = {0}, s[6] = {1, 1, 1, 1, 1, 1}, norm2 = 0;
+    for (int a = 0; a < n && a < 6; a++) r[a] = pos[a];
+    if (type == MR_EQ_WELD && n == 6) {
+      double ts = m->eq_data[11 * e + 10], th = sqrt(pos[3] * pos[3] + pos[4] * pos[4] + pos[5] * pos[5]);
+      double half = th > 1e-12 ? sin(th / 2) / th : 0.5; /* sin(theta/2) axis = half phi */
+      for (int a = 3; a < 6; a++) {
+        double mj = half * pos[a];
+        s[a] = ts > 0 ? 2 / ts : 1e15; /* torquescale 0: MuJoCo's rotation rows are empty */
+        r[a] = ts > 0 ? s[a] * mj : 0;
+        norm2 += ts * ts * mj * mj;
+      }
+    }
+    for (int a = 0; a < n && a < 3; a++) norm2 += pos[a] * pos[a];
+    for (int a = 0; a < n; a++)
+      soft_row(p, i + a, imp, ref, sqrt(norm2), r[a], wt, s[a], R, q, gfree, vrel);
+    return n;
+  }
+  const double *ow = type == MR_EQ_JOINT ? m->dof_invweight0 : m->tendon_invweight0;
+  const int *adr = type == MR_EQ_JOINT ? m->jnt_dofadr : NULL;
+  double wt = ow[adr ? adr[o1] : o1] + (o2 >= 0 ? ow[adr ? adr[o2] : o2] : 0);
+  for (int a = 0; a < n; a++)
+    soft_row(p, i + a, imp, ref, pos[a], pos[a], wt, 1, R, q, gfree, vrel);
+  return n;
+}
+
+/* MuJoCo's weight of limit row i: dof_invweight0 of the joint's dof, tendon_invweight0 of
+ * the tendon (the row's id says which). */
+static double soft_limit_weight(const mr_problem *p, int i) {
+  const mr_model *m = p->m;
+  int id = p->id[i];
+  double w = id >= 0 ? m->dof_invweight0[m->jnt_dofadr[id]] : m->tendon_invweight0[(-1 - id) / 2];
+  return w > 0 && isfinite(w) ? w : p->G[(size_t)i * (size_t)p->nrow + (size_t)i];
+}
+
+/* R and q of the soft problem, row by row. Without the stage's per-row terms and the model
+ * (a hand-built problem) equality and limit rows keep g and p->R, and contacts take
+ * p->dist, the defaults and G_NN. */
+static void soft_build(const mr_problem *p, double *R, double *q, double *gfree, double *vrel) {
   int base = p->neq + p->nlim;
-  double dt = p->dt > 0 ? p->dt : 0;
+  int model = p->pos && p->id && p->m && p->d && p->m->dof_invweight0;
   soft_velocities(p, gfree, vrel);
   for (int i = 0; i < base; i++) {
     R[i] = p->R ? fmax(p->R[i], 0.0) : 0.0;
     q[i] = p->g[i];
-    double r = i >= p->neq ? soft_limit_violation(p, i) : NAN;
-    /* a joint limit inside its margin: MuJoCo's soft limit with its defaults, w = the dof's
-     * inverse weight (G_ii: J = +-e_dof). Beyond the margin MuJoCo has no row; the stage's
-     * look-ahead row stays as built (inert unless the limit would be crossed this step). */
-    if (isnan(r) || r >= 0) continue;
-    double d, kk, bb, gii = p->G[(size_t)i * (size_t)p->nrow + (size_t)i];
-    soft_reference(soft_solimp_default, soft_solref_default, r, dt, &d, &kk, &bb);
-    R[i] = fmax((1 - d) / d * gii, 1e-15);
-    q[i] = gfree[i] - vrel[i] + dt * (bb * vrel[i] + kk * d * r);
   }
-  int cache_dof[4] = {-1, -1, -1, -1};
-  double cache_w[4] = {0, 0, 0, 0};
+  for (int i = 0; model && i < p->neq;) i += soft_equality(p, i, R, q, gfree, vrel);
+  /* limits inside their margin. Beyond it MuJoCo has no row: the stage's look-ahead row is
+   * inert (a rigid catch there made a limit entered at speed an impact instead of MuJoCo's
+   * soft entry one step later). */
+  for (int i = p->neq; model && i < base; i++) {
+    double r = p->pos[i];
+    if (r < 0)
+      soft_row(p, i, soft_imp_of(p, i), soft_ref_of(p, i), r, r, soft_limit_weight(p, i), 1, R, q,
+               gfree, vrel);
+    else
+      R[i] = SOFT_INERT;
+  }
   for (int k = 0; k < p->ncon; k++) {
     int r0 = base + 3 * k;
-    const double *imp = p->solimp ? p->solimp + 5 * k : soft_solimp_default;
-    const double *ref = p->solref ? p->solref + 2 * k : soft_solref_default;
-    double dist = p->dist ? p->dist[k] : 0, d, kk, bb;
-    soft_reference(imp, ref, dist, dt, &d, &kk, &bb);
-    double Rn = fmax((1 - d) / d * soft_diag_approx(p, r0, w, cache_dof, cache_w), 1e-15);
-    for (int j = 0; j < 3; j++) {
-      int i = r0 + j;
-      double r = j == 0 ? dist : 0.0;
-      R[i] = j == 0 ? Rn : Rn / SOFT_IMPRATIO;
-      q[i] = gfree[i] - vrel[i] + dt * (bb * vrel[i] + kk * d * r);
+    const double *imp = soft_imp_of(p, r0), *ref = soft_ref_of(p, r0);
+    double dist = p->pos ? p->pos[r0] : p->dist ? p->dist[k] : 0;
+    double wn = soft_contact_weight(p, r0);
+    soft_row(p, r0, imp, ref, dist, dist, wn, 1, R, q, gfree, vrel);
+    for (int j = 1; j < 3; j++) {
+      soft_row(p, r0 + j, imp, ref, dist, 0, wn, 1, R, q, gfree, vrel);
+      R[r0 + j] = R[r0] / SOFT_IMPRATIO;
     }
   }
 }
@@ -211,6 +247,10 @@ static void soft_build(const mr_problem *p, double *R, double *q, double *gfree,
 static double soft_row_step(const mr_problem *p, const double *R, const double *q,
                             double *lambda, int i) {
   int n = p->nrow;
+  if (R[i] == SOFT_INERT) {
+    lambda[i] = 0;
+    return 0;
+  }
   double diag = p->G[(size_t)i * (size_t)n + (size_t)i] + R[i];
   if (!(diag > SOFT_TINY)) return 0;
   double grad = mr_dense_row_dot(p->G, n, i, lambda) + q[i] + R[i] * lambda[i];
@@ -218,6 +258,33 @@ static double soft_row_step(const mr_problem *p, const double *R, const double *
   if (i >= p->neq) x = fmax(x, 0.0);
   double res = fabs(x - lambda[i]) * diag;
   lambda[i] = x;
+  return res;
+}
+
+/* The equality rows [i, end) of one element (a connect's 3, a weld's 6; else 1 row). */
+static int soft_group_end(const mr_problem *p, int i) {
+  int end = i + 1;
+  while (p->id && end < p->neq && end - i < SOFT_MAX_GROUP && p->id[end] == p->id[i]) end++;
+  return end;
+}
+
+/* One equality element: its rows solved together exactly, the others frozen (block
+ * Gauss-Seidel). A weld's rows couple through the lever arm from its frame to the body,
+ * and stepping them one at a time took hundreds of sweeps. Returns the largest gradient
+ * entry at entry (velocity units), as soft_row_step. */
+static double soft_group_step(const mr_problem *p, const double *R, const double *q,
+                              double *lambda, int i, int end) {
+  int n = p->nrow, k = end - i;
+  if (k == 1) return soft_row_step(p, R, q, lambda, i);
+  double L[SOFT_MAX_GROUP * SOFT_MAX_GROUP] = {0}, x[SOFT_MAX_GROUP] = {0}, res = 0;
+  for (int a = 0; a < k; a++) {
+    for (int b = 0; b < k; b++) L[a * k + b] = p->G[(size_t)(i + a) * (size_t)n + (size_t)(i + b)];
+    x[a] = -(mr_dense_row_dot(p->G, n, i + a, lambda) + q[i + a] + R[i + a] * lambda[i + a]);
+    res = fmax(res, fabs(x[a]));
+  }
+  if (mr_dense_cholesky(L, L, R + i, 0, k, 1e-300) < 0) return res;
+  mr_dense_cholesky_solve(L, k, x);
+  for (int a = 0; a < k; a++) lambda[i + a] += x[a];
   return res;
 }
 
@@ -265,13 +332,12 @@ void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   size_t mark = mr_arena_mark(work);
   double *R = mr_arena_doubles(work, (size_t)n), *q = mr_arena_doubles(work, (size_t)n);
   double *gfree = mr_arena_doubles(work, (size_t)n), *vrel = mr_arena_doubles(work, (size_t)n);
-  double *w = mr_arena_doubles(work, 6 * (size_t)p->nv + 1);
-  if (n > 0 && (!R || !q || !gfree || !vrel || !w)) {
+  if (n > 0 && (!R || !q || !gfree || !vrel)) {
     mr_arena_restore(work, mark);
     mr_solver_fail(p, out);
     return;
   }
-  soft_build(p, R, q, gfree, vrel, w);
+  soft_build(p, R, q, gfree, vrel);
   if (!mr_dense_is_finite(out->lambda, n))
     memset(out->lambda, 0, sizeof(double) * (size_t)n);
 
@@ -279,7 +345,11 @@ void mr_solve_soft(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   out->status = MR_SOLVER_MAX_ITER;
   for (int it = 0; it < p->max_iter; it++) {
     res = 0;
-    for (int i = 0; i < base; i++) res = fmax(res, soft_row_step(p, R, q, out->lambda, i));
+    for (int i = 0, end; i < p->neq; i = end) {
+      end = soft_group_end(p, i);
+      res = fmax(res, soft_group_step(p, R, q, out->lambda, i, end));
+    }
+    for (int i = p->neq; i < base; i++) res = fmax(res, soft_row_step(p, R, q, out->lambda, i));
     for (int k = 0; k < p->ncon; k++) res = fmax(res, soft_block_step(p, R, q, out->lambda, k));
     out->iters = it + 1;
     if (out->history) out->history[it] = res;

@@ -54,8 +54,16 @@ typedef struct mr_problem {
   const double *R;      /* nrow: regularization/compliance; 0 for rigid rows (soft, sap) */
   const double *mu;     /* ncon: friction coefficient of contact k */
   const double *dist;   /* ncon: signed distance of contact k (soft, sap) */
-  const double *solref; /* ncon x2: MJCF solref of contact k (soft) */
-  const double *solimp; /* ncon x5: MJCF solimp of contact k (soft) */
+  /* MuJoCo's soft-constraint terms of every row, for soft (the rigid solvers ignore them;
+   * NULL in hand-built problems): the solref/solimp of the row's element (equality,
+   * joint or tendon limit, contact) and its position error r = efc_pos - efc_margin
+   * (equality: phi; limit: gap - margin; contact normal: dist - (margin - gap); friction
+   * rows 0), and the row's element as the constraint stage numbers it (equality id; joint
+   * id, or -1 - (2 tendon + side) for a tendon limit; d->contact index). */
+  const double *solref; /* nrow x2 */
+  const double *solimp; /* nrow x5 */
+  const double *pos;    /* nrow */
+  const int *id;        /* nrow */
   const double *v_free; /* nv: unconstrained velocity at the end of the step */
   const double *v0;     /* nv: velocity at the start of the step (soft's and sap's velocity
                            terms; under midpoint d->qvel is stage 1's, not this) */
@@ -150,8 +158,9 @@ typedef struct mr_solver_info {
    * pass after the step (engine/constraint/depenetrate.c), and the solver sees contact
    * distances clipped at the resting band (p->dist); 0: the solver's model recovers it
    * through its own targets from the true distances (soft: MuJoCo's reference
-   * acceleration) and the pass leaves contacts and joint limits alone. Tendon limits are
-   * recovered by the pass for every solver. */
+   * acceleration from every row's own error): the pass leaves all its rows alone (contacts,
+   * joint and tendon limits) and the equality projection (mr_constraint_project) does not
+   * run, so its equalities sag and recover as MuJoCo's do. */
   int depenetrate;
 } mr_solver_info;
 
