@@ -29,7 +29,7 @@ size_t mr_tree_chol_bytes(const mr_model *m) {
   size_t ints = 12 * nt + 6 + nv + nt * nt;
   size_t sizes = nt * nt / 2 + 2 * nt + 2;
   return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + nv) * sizeof(double) +
-         16 * MR_ALIGN;
+         20 * MR_ALIGN; /* one per arena block the init and the analysis take */
 }
 
 int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
