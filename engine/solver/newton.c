@@ -14,6 +14,11 @@
  * to lambda whenever F is nearly zero (a proximal point step), so that r only shapes the
  * path: a soft start (eps = 1e-2, MuJoCo's and SAP's compliance is of this order) finds
  * which contacts push, stick and slide in a few iterations, and eps drops once they stay.
+ * A step whose contacts persist skips the soft start: its warm start is last step's
+ * answer, the zones those impulses lie in are the likely zones of this step's, and in
+ * fixed zones F is linear, so one Newton step at a small eps from that linearization lands
+ * on the answer (mr_newton_guess; a resting robot or stack converges in that one
+ * iteration). Only when a block leaves or enters the OFF zone does the solve restart soft.
  *
  * Newton's matrix dF/dv = A + J^T D J, D = dP_h/dy / r per block, is symmetric but for one
  * rank-one term per sliding contact (friction follows the normal impulse: d lambda_T /
@@ -51,6 +56,10 @@
 #define MR_NEWTON_EPS_MIN 1e-8
 #define MR_NEWTON_SLOW 0.25
 #define MR_NEWTON_FLOOR 1e-9
+/* eps of the step from the warm start's zones: small enough that the proximal term's bias,
+ * eps G_ii times the change of the impulses since last step, is below the tolerance at
+ * rest; not so small that a sliding contact's linearization (on its cone's rim) overshoots. */
+#define MR_NEWTON_EPS_GUESS 1e-6
 
 /* Sliding contacts whose rank-one terms enter Newton's matrix exactly, at most; beyond
  * them the direction is a quasi-Newton one. */
@@ -65,10 +74,11 @@
 /* Problems with more rows than this are declined (reported as not converged after no
  * iteration, so the constraint stage hands them to pgs, velocity form). Large problems are
  * piles of free bodies, where many contacts slide: across the kinks of the friction law
- * Newton's model holds for short steps only, each sliding contact costs a solve with the
- * pile's factor, and it stalls where PGS's per-contact projections are cheaper and do as
- * well (humanoid100: 20 steps/s with Newton, 430 with PGS, neither converging well).
- * A robot on the floor or a stack of boxes has tens of rows. */
+ * Newton's model holds for short steps only, and it stalls where PGS's per-contact
+ * projections are cheaper and do as well. The sliding contacts' solves are confined to
+ * their group of trees now, but humanoid100 with the cap lifted still stalls on most steps
+ * and takes about three times pgs's time (README, Long horizons). A robot on the floor or
+ * a stack of boxes has tens of rows. */
 #define MR_NEWTON_MAX_ROWS 240
 
 /* Backtracking: halvings at most, and the Armijo fraction of the predicted decrease. */
@@ -87,6 +97,8 @@ typedef struct mr_newton {
   double *bias;     /* nrow: g - J v_free */
   double *center;   /* nrow: lambda_c */
   double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
+  double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
+                              are combined, not multiplied again */
   double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
   double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
   double *slip;     /* 2 per contact: mu e of a sliding one */
@@ -133,12 +145,6 @@ static void mr_newton_JTmul(const mr_problem *p, const double *lam, double *y) {
     if (l == 0) continue;
     for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) y[p->nzind[t]] += l * p->J[t];
   }
-}
-
-static double mr_newton_dot(const double *a, const double *b, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
 }
 
 /* ------------------------------------------------------------------ projections */
@@ -230,7 +236,7 @@ static size_t mr_newton_max_slide(size_t ncon) { return ncon < MR_NEWTON_MAX_SLI
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
-  size_t doubles = 6 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
+  size_t doubles = 9 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
                    ms * (nv + ms + 1) + 3;
   return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 3 * (nrow + 1) +
          mr_tree_chol_bytes(m) + 32 * MR_ALIGN;
@@ -244,7 +250,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .nv = p->nv, .n = p->nrow,
                    .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err};
+  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err, &s->Av, &s->Av0, &s->Adir};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
@@ -361,7 +367,8 @@ static void mr_newton_solve(mr_newton *s) {
       double w = s->slip[2 * k + a - 1] / r;
       for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) y[p->nzind[t]] += w * p->J[t];
     }
-    mr_tree_chol_solve(&s->H, y);
+    /* y lies in the contact's trees (those of its normal row) */
+    if (p->nzadr[i + 1] > p->nzadr[i]) mr_tree_chol_solve_local(&s->H, y, p->nzind[p->nzadr[i]]);
   }
   for (int a = 0; a < ns; a++) {
     int i = s->base + 3 * s->slide[a];
@@ -379,18 +386,20 @@ static void mr_newton_solve(mr_newton *s) {
 /* ------------------------------------------------------------------ iteration */
 
 /* The velocities lambda produces, vlam = v_free + A^-1 J^T lambda, and c = J vlam + bias;
- * the merit m = 1/2 (v - vlam)^T A (v - vlam) in s->merit. Returns the largest of the NCP
- * measures (the stopping measure above). */
+ * the merit m = 1/2 (v - vlam)^T A (v - vlam) = 1/2 (v - vlam)^T F in s->merit, F =
+ * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the NCP measures (the
+ * stopping measure above). */
 static double mr_newton_judge(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_JTmul(p, s->lam, s->tmp);
   mr_problem_solve_mass(p, s->vlam, s->tmp, 1);
+  double merit = 0;
   for (int i = 0; i < s->nv; i++) {
     s->vlam[i] += p->v_free[i];
     s->err[i] = s->v[i] - s->vlam[i];
+    merit += s->err[i] * (s->Av[i] - s->tmp[i]);
   }
-  mr_newton_Amul(s, s->err, s->tmp);
-  s->merit = 0.5 * mr_newton_dot(s->err, s->tmp, s->nv);
+  s->merit = 0.5 * fabs(merit);
   mr_newton_Jmul(p, s->vlam, s->c);
   for (int i = 0; i < s->n; i++) s->c[i] += s->bias[i];
   mr_ncp_errors e;
@@ -432,7 +441,10 @@ static void mr_newton_outer(mr_newton *s, double prox) {
 
 /* v0 + alpha dir: impulses, then the judge (merit, residual). */
 static double mr_newton_try(mr_newton *s, double alpha) {
-  for (int i = 0; i < s->nv; i++) s->v[i] = s->v0[i] + alpha * s->dir[i];
+  for (int i = 0; i < s->nv; i++) {
+    s->v[i] = s->v0[i] + alpha * s->dir[i];
+    s->Av[i] = s->Av0[i] + alpha * s->Adir[i];
+  }
   for (int i = 0; i < s->n; i++) s->Jv[i] = s->Jv0[i] + alpha * s->Jdir[i];
   mr_newton_project(s, s->Jv, s->lam, NULL);
   return mr_newton_judge(s);
@@ -445,12 +457,12 @@ static double mr_newton_step(mr_newton *s) {
   if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
   /* -F = J^T lambda - A (v - v_free) */
   mr_newton_JTmul(s->p, s->lam, s->tmp);
-  for (int i = 0; i < s->nv; i++) s->v0[i] = s->v[i] - s->p->v_free[i];
-  mr_newton_Amul(s, s->v0, s->dir);
-  for (int i = 0; i < s->nv; i++) s->dir[i] = s->tmp[i] - s->dir[i];
+  for (int i = 0; i < s->nv; i++) s->dir[i] = s->tmp[i] - s->Av[i];
   mr_newton_solve(s);
   mr_newton_Jmul(s->p, s->dir, s->Jdir);
+  mr_newton_Amul(s, s->dir, s->Adir);
   memcpy(s->v0, s->v, (size_t)s->nv * sizeof(double));
+  memcpy(s->Av0, s->Av, (size_t)s->nv * sizeof(double));
   memcpy(s->Jv0, s->Jv, (size_t)s->n * sizeof(double));
   double m0 = s->merit, alpha = 1, res = 0;
   for (int h = 0; h <= MR_NEWTON_LS_HALVINGS; h++, alpha *= 0.5) {
@@ -470,8 +482,11 @@ static double mr_newton_start(mr_newton *s, const double *lambda) {
   memcpy(s->lam, lambda, (size_t)s->n * sizeof(double));
   mr_project_bounds(p, s->lam);
   memset(s->v, 0, (size_t)s->nv * sizeof(double));
+  memset(s->Av, 0, (size_t)s->nv * sizeof(double));
   mr_newton_judge(s);
   memcpy(s->v, s->vlam, (size_t)s->nv * sizeof(double));
+  for (int i = 0; i < s->nv; i++) s->tmp[i] = s->v[i] - p->v_free[i];
+  mr_newton_Amul(s, s->tmp, s->Av);
   mr_newton_Jmul(p, s->v, s->Jv);
   s->eps = MR_NEWTON_EPS;
   mr_newton_regularization(s);
@@ -479,6 +494,72 @@ static double mr_newton_start(mr_newton *s, const double *lambda) {
   mr_newton_project(s, s->Jv, s->lam, s->D);
   memcpy(s->zone_outer, s->zone, (size_t)mr_newton_nblock(p));
   return mr_newton_judge(s);
+}
+
+/* A contact's zone in the warm impulses l: off, pushing inside the friction disk, or on its
+ * rim (sliding or about to). */
+static int mr_newton_warm_zone(const double l[3], double mu) {
+  if (!(l[0] > 0)) return MR_ZONE_OFF;
+  return mr_len2(l[1], l[2]) < (1 - 1e-9) * mu * l[0] ? MR_ZONE_IN : MR_ZONE_SLIDE;
+}
+
+/* Impulses, D and slip of contact k linearized in its warm zone z at y (the centre, the
+ * warm impulses, is the expansion point): inside, lambda = y; on the rim with direction e,
+ * lambda_N = y_N and lambda_T = mu y_N e + (I - e e^T) y_T, the projection's Jacobian where
+ * the rim is reached (k = 1); a frictionless contact's lambda_T = 0. */
+static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
+  int i = s->base + 3 * k;
+  const double *l = s->center + i, *y = s->y + i, ri = 1 / s->r[i];
+  double *Dk = s->D + s->base + 9 * k, *lk = s->lam + i;
+  s->zone[s->base + k] = (unsigned char)z;
+  memset(Dk, 0, 9 * sizeof(double));
+  if (z == MR_ZONE_OFF) {
+    lk[0] = lk[1] = lk[2] = 0;
+    return;
+  }
+  Dk[0] = ri;
+  lk[0] = y[0];
+  if (z == MR_ZONE_IN) {
+    Dk[4] = Dk[8] = ri;
+    lk[1] = y[1];
+    lk[2] = y[2];
+    return;
+  }
+  double t = mr_len2(l[1], l[2]), rim = t > 0;
+  double e[2] = {rim ? l[1] / t : 0, rim ? l[2] / t : 0}, et = e[0] * y[1] + e[1] * y[2];
+  double mu = s->p->mu[k];
+  for (int a = 0; a < 2; a++) {
+    for (int b = 0; b < 2; b++) Dk[3 * (a + 1) + b + 1] = rim * ((a == b) - e[a] * e[b]) * ri;
+    s->slip[2 * k + a] = mu * e[a];
+    lk[1 + a] = mu * e[a] * y[0] + rim * (y[1 + a] - e[a] * et);
+  }
+}
+
+/* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
+ * the linearization in the zones of the warm impulses (the centre), the full step taken.
+ * Returns the residual there, or NAN when a block left or entered the OFF zone (the active
+ * set changed: a contact touched or lifted, a limit engaged) or the step failed; the
+ * caller then restarts from the warm start at the soft eps. */
+static double mr_newton_guess(mr_newton *s) {
+  const mr_problem *p = s->p;
+  const int nb = mr_newton_nblock(p);
+  s->eps = MR_NEWTON_EPS_GUESS;
+  mr_newton_regularization(s);
+  for (int i = 0; i < s->n; i++) s->y[i] = s->center[i] - (s->Jv[i] + s->bias[i]) / s->r[i];
+  for (int i = 0; i < s->base; i++) {
+    int on = i < p->neq || s->center[i] > 0;
+    s->zone[i] = (unsigned char)on;
+    s->D[i] = on ? 1 / s->r[i] : 0;
+    s->lam[i] = on ? s->y[i] : 0;
+  }
+  for (int k = 0; k < p->ncon; k++)
+    mr_newton_guess_contact(s, k, mr_newton_warm_zone(s->center + s->base + 3 * k, p->mu[k]));
+  memcpy(s->zone_outer, s->zone, (size_t)nb);
+  s->merit = INFINITY; /* the linearized point is no iterate: take the full step */
+  double res = mr_newton_step(s);
+  for (int b = 0; b < nb; b++)
+    if ((s->zone[b] == MR_ZONE_OFF) != (s->zone_outer[b] == MR_ZONE_OFF)) return NAN;
+  return isfinite(res) ? res : NAN;
 }
 
 /* The current point into out (the best so far). */
@@ -509,8 +590,11 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     return;
   }
   double res = mr_newton_start(&s, out->lambda), checkpoint = INFINITY;
-
-
+  if (res > p->tol && p->max_iter > 0) {
+    double guess = mr_newton_guess(&s);
+    out->iters = 1;
+    res = isnan(guess) ? mr_newton_start(&s, out->lambda) : guess;
+  }
   out->status = MR_SOLVER_MAX_ITER;
   out->residual = INFINITY;
   for (;;) {

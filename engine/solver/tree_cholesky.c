@@ -26,10 +26,10 @@ static int mr_count_trees(const mr_model *m, int *tree_adr, int *tree_of) {
 
 size_t mr_tree_chol_bytes(const mr_model *m) {
   size_t nt = (size_t)mr_count_trees(m, NULL, NULL), nv = (size_t)m->nv;
-  size_t ints = 9 * nt + 4 + nv + nt * nt;
+  size_t ints = 12 * nt + 6 + nv + nt * nt;
   size_t sizes = nt * nt / 2 + 2 * nt + 2;
   return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + nv) * sizeof(double) +
-         16 * MR_ALIGN;
+         20 * MR_ALIGN; /* one per arena block the init and the analysis take */
 }
 
 int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
@@ -96,6 +96,34 @@ static int mr_tree_order(mr_tree_chol *h, int *degree, unsigned char *done, int 
   return nnb;
 }
 
+/* Groups of joined trees (union-find over the pairs), each listed in elimination order. */
+static int mr_tree_find(int *parent, int a) {
+  while (parent[a] != a) a = parent[a] = parent[parent[a]];
+  return a;
+}
+
+static void mr_tree_groups(mr_tree_chol *h, int *parent) {
+  const int nt = h->ntree;
+  for (int a = 0; a < nt; a++) parent[a] = a;
+  for (int a = 0; a < nt; a++)
+    for (int e = h->nbadr[a]; e < h->nbadr[a + 1]; e++) {
+      int ra = mr_tree_find(parent, a), rb = mr_tree_find(parent, h->nb[e]);
+      if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+    }
+  h->ncomp = 0;
+  for (int a = 0; a < nt; a++) /* roots are the lowest tree of their group */
+    h->comp[a] = mr_tree_find(parent, a) == a ? h->ncomp++ : -1;
+  for (int a = 0; a < nt; a++) h->comp[a] = h->comp[mr_tree_find(parent, a)];
+  memset(h->compadr, 0, ((size_t)h->ncomp + 1) * sizeof(int));
+  for (int a = 0; a < nt; a++) h->compadr[h->comp[a] + 1]++;
+  for (int c = 0; c < h->ncomp; c++) h->compadr[c + 1] += h->compadr[c];
+  for (int c = 0; c < h->ncomp; c++) parent[c] = h->compadr[c]; /* fill cursors */
+  for (int p = 0; p < nt; p++) {
+    int t = h->order[p];
+    h->corder[parent[h->comp[t]]++] = t;
+  }
+}
+
 /* Block layout: each tree's diagonal block, then its blocks with its later neighbours. */
 static size_t mr_tree_layout(mr_tree_chol *h) {
   size_t n = 0;
@@ -133,6 +161,11 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
     h->nbadr[t + 1] = h->nbadr[t] + count[t];
     memcpy(h->nb + h->nbadr[t], lst + start[t], (size_t)count[t] * sizeof(int));
   }
+  h->comp = mr_arena_ints(work, nt);
+  h->corder = mr_arena_ints(work, nt);
+  h->compadr = mr_arena_ints(work, nt + 1);
+  if (!h->comp || !h->corder || !h->compadr) return -1;
+  mr_tree_groups(h, degree);
   h->nval = mr_tree_layout(h);
   h->val = mr_arena_doubles(work, h->nval + 1);
   return h->val ? 0 : -1;
@@ -277,9 +310,10 @@ int mr_tree_chol_factor(mr_tree_chol *h, double floor) {
   return raised;
 }
 
-void mr_tree_chol_solve(const mr_tree_chol *h, double *x) {
-  for (int p = 0; p < h->ntree; p++) { /* L y = x */
-    int k = h->order[p], nk = mr_tree_size(h, k);
+/* x = H^-1 x over the trees order[0..n) (a union of groups, in elimination order). */
+static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *order, int n) {
+  for (int p = 0; p < n; p++) { /* L y = x */
+    int k = order[p], nk = mr_tree_size(h, k);
     double *xk = x + h->tree_adr[k];
     const double *L = h->val + h->diagadr[k];
     for (int i = 0; i < nk; i++) {
@@ -298,8 +332,8 @@ void mr_tree_chol_solve(const mr_tree_chol *h, double *x) {
       }
     }
   }
-  for (int p = h->ntree - 1; p >= 0; p--) { /* L^T x = y */
-    int k = h->order[p], nk = mr_tree_size(h, k);
+  for (int p = n - 1; p >= 0; p--) { /* L^T x = y */
+    int k = order[p], nk = mr_tree_size(h, k);
     double *xk = x + h->tree_adr[k];
     for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
       int s = h->nb[e], ns = mr_tree_size(h, s);
@@ -315,4 +349,11 @@ void mr_tree_chol_solve(const mr_tree_chol *h, double *x) {
       xk[i] = s / L[(size_t)i * nk + i];
     }
   }
+}
+
+void mr_tree_chol_solve(const mr_tree_chol *h, double *x) { mr_tree_solve_trees(h, x, h->order, h->ntree); }
+
+void mr_tree_chol_solve_local(const mr_tree_chol *h, double *x, int i) {
+  int c = h->comp[h->tree_of[i]];
+  mr_tree_solve_trees(h, x, h->corder + h->compadr[c], h->compadr[c + 1] - h->compadr[c]);
 }

@@ -32,6 +32,10 @@ typedef struct mr_tree_chol {
   int *nb;           /*   are nb[nbadr[t] .. nbadr[t + 1]) */
   size_t *blkadr;    /* parallel to nb: block (s, t) of L, n_s x n_t row-major, at val + blkadr */
   size_t *diagadr;   /* ntree: tree t's diagonal block, n_t x n_t row-major (lower triangle) */
+  int ncomp;         /* connected groups of joined trees: blocks never cross them */
+  int *comp;         /* ntree: a tree's group */
+  int *corder;       /* ntree: trees grouped, each group in elimination order, */
+  int *compadr;      /*   group c at corder[compadr[c] .. compadr[c + 1]) */
   double *val;
   size_t nval;
 } mr_tree_chol;
@@ -68,5 +72,9 @@ int mr_tree_chol_factor(mr_tree_chol *h, double floor);
 
 /* x = H^-1 x with the factor. */
 void mr_tree_chol_solve(const mr_tree_chol *h, double *x);
+
+/* x = H^-1 x for an x that is zero outside the group of trees joined to dof i's tree: the
+ * solve touches that group only (a contact's column in a pile of bodies). */
+void mr_tree_chol_solve_local(const mr_tree_chol *h, double *x, int i);
 
 #endif

@@ -1,0 +1,128 @@
+/* The newton solver's warm path (issue 15): a step whose contacts persist converges in one
+ * Newton iteration from the warm start's zones, and the Woodbury solves of sliding
+ * contacts touch only the group of trees their contact joins (tree_cholesky.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/arena.h"
+#include "engine/solver/tree_cholesky.h"
+#include "moreau.h"
+#include "mr_test.h"
+#include "mr_test_model.h"
+
+/* Four free boxes over a floor: four trees of six dofs. */
+static const char *boxes_xml =
+    "<mujoco model='boxes4'>\n"
+    "  <worldbody>\n"
+    "    <geom type='plane' size='5 5 .1'/>\n"
+    "    <body pos='0 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+    "    <body pos='1 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+    "    <body pos='2 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+    "    <body pos='3 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+static double lcg(unsigned *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return (double)(*state >> 8) / (double)(1u << 24) - 0.5;
+}
+
+/* Trees 0-1 and 2-3 joined: a random positive definite H with that pattern, kept dense for
+ * the check; a right-hand side inside trees 0 and 1 solved over their group only must
+ * satisfy H x = b (checked with the dense H, not with the factor) and leave trees 2 and 3
+ * untouched. */
+static void test_local_solve(void) {
+  mr_model *m = mr_test_load_xml(boxes_xml);
+  MR_REQUIRE(m && m->nv == 24);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  size_t mark = mr_arena_mark(d);
+  mr_tree_chol h;
+  MR_REQUIRE(mr_tree_chol_init(&h, m, d) == 0);
+  MR_CHECK(h.ntree == 4);
+  mr_tree_chol_join(&h, 0, 6);
+  mr_tree_chol_join(&h, 12, 18);
+  MR_REQUIRE(mr_tree_chol_analyze(&h, d) == 0);
+  MR_CHECK(h.ncomp == 2);
+  MR_CHECK(h.comp[0] == h.comp[1] && h.comp[2] == h.comp[3] && h.comp[0] != h.comp[2]);
+
+  enum { N = 24 };
+  static double H[N][N];
+  memset(H, 0, sizeof H);
+  unsigned seed = 7;
+  mr_tree_chol_zero(&h);
+  /* B B^T + I blocks over each joined pair's 12 dofs: positive definite, the pair's pattern */
+  for (int g = 0; g < 2; g++) {
+    int cols[12];
+    double B[12][12], W[12 * 12];
+    for (int a = 0; a < 12; a++) {
+      cols[a] = 12 * g + a;
+      for (int b = 0; b < 12; b++) B[a][b] = lcg(&seed);
+    }
+    for (int a = 0; a < 12; a++)
+      for (int b = 0; b < 12; b++) {
+        double w = a == b;
+        for (int k = 0; k < 12; k++) w += B[a][k] * B[b][k];
+        W[a * 12 + b] = w;
+        H[cols[a]][cols[b]] += w;
+      }
+    mr_tree_chol_add_block(&h, cols, 12, W);
+  }
+  MR_REQUIRE(mr_tree_chol_factor(&h, 1e-14) == 0);
+
+  double b[N], x[N], full[N];
+  for (int i = 0; i < N; i++) b[i] = i < 12 ? lcg(&seed) : 0;
+  memcpy(x, b, sizeof b);
+  memcpy(full, b, sizeof b);
+  mr_tree_chol_solve_local(&h, x, 3);
+  mr_tree_chol_solve(&h, full);
+  double worst = 0, outside = 0, versus_full = 0;
+  for (int i = 0; i < N; i++) {
+    double r = -b[i];
+    for (int j = 0; j < N; j++) r += H[i][j] * x[j];
+    worst = fmax(worst, fabs(r));
+    if (i >= 12) outside = fmax(outside, fabs(x[i]));
+    versus_full = fmax(versus_full, fabs(x[i] - full[i]));
+  }
+  MR_CHECK_MSG(worst < 1e-10, "local solve residual %g", worst);
+  MR_CHECK(outside == 0);
+  MR_CHECK_MSG(versus_full < 1e-12, "local and full solves differ by %g", versus_full);
+  mr_arena_restore(d, mark);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
+/* MuJoCo's humanoid from qpos0 stands on its feet for its first seconds: every step's
+ * contacts persist, so after the landing newton converges in one iteration, the step from
+ * the warm start's zones (from the soft start it took two to five). */
+static void test_standing_humanoid(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/humanoid/humanoid.xml", MUJOCO_MODEL_DIR);
+  char err[512];
+  mr_model *m = mr_model_load(path, NULL, err, sizeof err);
+  MR_REQUIRE_MSG(m, "%s", err);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  d->opt.solver = mr_solver_find("newton");
+  int counted = 0, one = 0, unconverged = 0;
+  for (int step = 0; step < 2000; step++) {
+    MR_REQUIRE(mr_step(m, d) == 0);
+    if (step < 500 || d->ncon == 0) continue;
+    counted++;
+    one += d->solver_iters <= 1;
+    unconverged += d->solver_status != 0;
+  }
+  MR_CHECK(counted > 1000);
+  MR_CHECK_MSG(one >= 0.95 * counted, "%d of %d steps in at most one iteration", one, counted);
+  MR_CHECK_MSG(unconverged == 0, "%d steps not converged", unconverged);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
+int main(void) {
+  test_local_solve();
+  test_standing_humanoid();
+  MR_TEST_END();
+}
