@@ -23,6 +23,7 @@
 #include "engine/core/arena.h"
 #include "rows.h"
 #include "engine/dynamics/dynamics.h"
+#include "engine/solver/ncp.h"
 
 /* G is formed for the solvers that can do without it when nrow^2 <= this times the
  * velocity form's per-sweep work (mr_dense_pays). 1 was the fastest of {1, 3, never} on
@@ -326,18 +327,44 @@ static void mr_constraint_force(const mr_rows *r, const double *lambda, double *
   }
 }
 
+/* The measure newton stops on, max of the primal, dual and complementarity residuals and
+ * the natural map, of impulses lambda in the dual form; their velocities into c (dv:
+ * scratch). */
+static double mr_point_error(const mr_problem *p, const double *lambda, double *dv, double *c) {
+  mr_velocity_change(p, lambda, dv);
+  for (int i = 0; i < p->nrow; i++) c[i] = mr_problem_row_velocity(p, dv, i);
+  mr_ncp_errors e;
+  mr_ncp_errors_compute(p, lambda, c, &e);
+  return fmax(fmax(e.primal, e.dual), fmax(e.compl, e.natural));
+}
+
 /* A primal solver that stopped short hands the step to pgs, which gets the dual form (AJ,
  * and G where it pays), the iterations left, and the warm start again: PGS's per-contact
  * projections settle sliding contacts that Newton's model fits for short steps only, and
  * a point Newton left half-way (impulses rearranged across a redundant set) is a worse
  * start for them than last step's impulses (a moving pile of 20 bodies: 68% of steps
  * unconverged from Newton's best point, 11% from the warm start). Its velocities then
- * come from AJ (out->dv = NULL). Returns -1 on arena exhaustion. */
+ * come from AJ (out->dv = NULL). PGS may end worse than where it started or than
+ * Newton's best point: the stage keeps the best of the three by one measure
+ * (mr_point_error; PGS stops on its own, which leaves out the natural map). Returns -1 on
+ * arena exhaustion. */
 static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, mr_problem *p,
                               const double *warm, mr_solver_out *out) {
   if (mr_delassus_dual(m, d, r, 0, p)) return -1;
+  const size_t n = (size_t)p->nrow;
+  double *best = mr_arena_doubles(d, n + 1), *cbest = mr_arena_doubles(d, n + 1);
+  double *cwarm = mr_arena_doubles(d, n + 1), *dv = mr_arena_doubles(d, (size_t)m->nv + 1);
+  if (!best || !cbest || !cwarm || !dv) return -1;
+  memcpy(best, out->lambda, n * sizeof(double));
+  double best_err = out->residual < INFINITY ? mr_point_error(p, best, dv, cbest) : INFINITY;
+  double warm_err = mr_point_error(p, warm, dv, cwarm);
+  if (!(best_err <= warm_err)) {
+    memcpy(best, warm, n * sizeof(double));
+    memcpy(cbest, cwarm, n * sizeof(double));
+    best_err = warm_err;
+  }
   const mr_solver_info *pgs = mr_solver_get(mr_solver_find("pgs"));
-  memcpy(out->lambda, warm, (size_t)p->nrow * sizeof(double));
+  memcpy(out->lambda, warm, n * sizeof(double));
   mr_problem q = *p;
   q.max_iter = p->max_iter > out->iters ? p->max_iter - out->iters : 1;
   mr_solver_out fb = {.lambda = out->lambda, .c = out->c,
@@ -347,6 +374,12 @@ static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, m
   out->status = fb.status;
   out->residual = fb.residual;
   out->dv = NULL;
+  if (best_err < mr_point_error(p, out->lambda, dv, out->c)) {
+    memcpy(out->lambda, best, n * sizeof(double));
+    memcpy(out->c, cbest, n * sizeof(double));
+    out->residual = best_err;
+    out->status = best_err <= p->tol ? MR_SOLVER_CONVERGED : MR_SOLVER_MAX_ITER;
+  }
   return 0;
 }
 

@@ -18,7 +18,9 @@
  * answer, the zones those impulses lie in are the likely zones of this step's, and in
  * fixed zones F is linear, so one Newton step at a small eps from that linearization lands
  * on the answer (mr_newton_guess; a resting robot or stack converges in that one
- * iteration). Only when a block leaves or enters the OFF zone does the solve restart soft.
+ * iteration). Only when a block changes zone does the solve restart soft. Each later
+ * proximal step is followed by the same kind of step, from the zones of the impulses the
+ * centre moved to (mr_newton_recentred_step).
  *
  * Newton's matrix dF/dv = A + J^T D J, D = dP_h/dy / r per block, is symmetric but for one
  * rank-one term per sliding contact (friction follows the normal impulse: d lambda_T /
@@ -535,16 +537,11 @@ static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
   }
 }
 
-/* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
- * the linearization in the zones of the warm impulses (the centre), the full step taken.
- * Returns the residual there, or NAN when a block left or entered the OFF zone (the active
- * set changed: a contact touched or lifted, a limit engaged) or the step failed; the
- * caller then restarts from the warm start at the soft eps. */
-static double mr_newton_guess(mr_newton *s) {
+/* D, zones and impulses of every block linearized in the zones of the centre's impulses
+ * (mr_newton_guess_contact), at the current point; the merit is set to infinity, since the
+ * linearized point is no iterate and the step from it is taken in full. */
+static void mr_newton_linearize_centre(mr_newton *s) {
   const mr_problem *p = s->p;
-  const int nb = mr_newton_nblock(p);
-  s->eps = MR_NEWTON_EPS_GUESS;
-  mr_newton_regularization(s);
   for (int i = 0; i < s->n; i++) s->y[i] = s->center[i] - (s->Jv[i] + s->bias[i]) / s->r[i];
   for (int i = 0; i < s->base; i++) {
     int on = i < p->neq || s->center[i] > 0;
@@ -554,12 +551,47 @@ static double mr_newton_guess(mr_newton *s) {
   }
   for (int k = 0; k < p->ncon; k++)
     mr_newton_guess_contact(s, k, mr_newton_warm_zone(s->center + s->base + 3 * k, p->mu[k]));
+  s->merit = INFINITY;
+}
+
+/* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
+ * the linearization in the zones of the warm impulses (the centre), the full step taken.
+ * Returns the residual there, or NAN when a block changed zone or the step failed; the
+ * caller then restarts from the warm start at the soft eps. A block that left or entered
+ * the OFF zone changed the active set (a contact touched or lifted, a limit engaged); a
+ * sticking contact that started to slide, or a sliding one that stuck, leaves a point
+ * whose Newton steps at this eps are a few thousandths long (the humanoid's step 398
+ * took 24 of them and went to pgs), where the soft start takes about twenty. */
+static double mr_newton_guess(mr_newton *s) {
+  const int nb = mr_newton_nblock(s->p);
+  s->eps = MR_NEWTON_EPS_GUESS;
+  mr_newton_regularization(s);
+  mr_newton_linearize_centre(s);
   memcpy(s->zone_outer, s->zone, (size_t)nb);
-  s->merit = INFINITY; /* the linearized point is no iterate: take the full step */
   double res = mr_newton_step(s);
   for (int b = 0; b < nb; b++)
-    if ((s->zone[b] == MR_ZONE_OFF) != (s->zone_outer[b] == MR_ZONE_OFF)) return NAN;
+    if (s->zone[b] != s->zone_outer[b]) return NAN;
   return isfinite(res) ? res : NAN;
+}
+
+/* The Newton iteration after a proximal step. Its centre moved to the impulses, and at a
+ * small eps moving it turns y = lambda_c - (J v + bias) / r over by the whole change of the
+ * impulses since the last centre (a step of newly touching feet takes impulses from 3 to
+ * 0.1: y lands far outside the zones, every contact OFF), where Newton's model holds for
+ * steps of r's size only. The impulses' own zones are the likely ones, as for the warm
+ * start: the full step from the linearization there is kept when it lowers the merit of the
+ * current point; otherwise the point is restored and the usual step taken from it. */
+static double mr_newton_recentred_step(mr_newton *s) {
+  double m0 = s->merit;
+  mr_newton_linearize_centre(s);
+  double res = mr_newton_step(s);
+  if (isfinite(res) && s->merit <= (1 - 2 * MR_NEWTON_ARMIJO) * m0) return res;
+  memcpy(s->v, s->v0, (size_t)s->nv * sizeof(double));
+  memcpy(s->Av, s->Av0, (size_t)s->nv * sizeof(double));
+  memcpy(s->Jv, s->Jv0, (size_t)s->n * sizeof(double));
+  mr_newton_project(s, s->Jv, s->lam, s->D);
+  mr_newton_judge(s);
+  return mr_newton_step(s);
 }
 
 /* The current point into out (the best so far). */
@@ -620,9 +652,11 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     double prox;
     if (mr_newton_outer_due(&s, &prox)) {
       mr_newton_outer(&s, prox);
-      res = mr_newton_judge(&s);
+      mr_newton_judge(&s);
+      res = mr_newton_recentred_step(&s);
+    } else {
+      res = mr_newton_step(&s);
     }
-    res = mr_newton_step(&s);
     out->iters++;
   }
   mr_arena_restore(work, mark);
