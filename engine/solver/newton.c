@@ -580,7 +580,8 @@ static double mr_newton_guess(mr_newton *s) {
  * 0.1: y lands far outside the zones, every contact OFF), where Newton's model holds for
  * steps of r's size only. The impulses' own zones are the likely ones, as for the warm
  * start: the full step from the linearization there is kept when it lowers the merit of the
- * current point; otherwise the point is restored and the usual step taken from it. */
+ * current point; otherwise the point is restored (the trial counts as an iteration, its
+ * residual that point's) and the next iteration takes the usual step from it. */
 static double mr_newton_recentred_step(mr_newton *s) {
   double m0 = s->merit;
   mr_newton_linearize_centre(s);
@@ -590,8 +591,7 @@ static double mr_newton_recentred_step(mr_newton *s) {
   memcpy(s->Av, s->Av0, (size_t)s->nv * sizeof(double));
   memcpy(s->Jv, s->Jv0, (size_t)s->n * sizeof(double));
   mr_newton_project(s, s->Jv, s->lam, s->D);
-  mr_newton_judge(s);
-  return mr_newton_step(s);
+  return mr_newton_judge(s);
 }
 
 /* The current point into out (the best so far). */
