@@ -250,6 +250,10 @@ void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int 
   mr_solve_mass(p->m, p->d, x, b, n);
 }
 
+void mr_problem_solve_mass_span(const mr_problem *p, double *x, int lo, int hi) {
+  mr_solve_mass_span(p->m, p->d, x, lo, hi);
+}
+
 /* ------------------------------------------------------------------ the solve */
 
 static double mr_seconds(void) {

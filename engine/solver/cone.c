@@ -68,16 +68,17 @@ double mr_cone_distance(const double x[3], double mu) {
   return sqrt(a * a + b * b + c * c);
 }
 
+void mr_project_contact_bounds(double l[3], double mu) {
+  l[0] = mr_maxd(0, l[0]);
+  double s = mr_len2(l[1], l[2]), radius = mu * l[0];
+  if (s > radius) {
+    l[1] *= s > 0 ? radius / s : 0;
+    l[2] *= s > 0 ? radius / s : 0;
+  }
+}
+
 void mr_project_bounds(const mr_problem *p, double *lambda) {
   const int base = p->neq + p->nlim;
   for (int i = p->neq; i < base; i++) lambda[i] = mr_maxd(0, lambda[i]);
-  for (int k = 0; k < p->ncon; k++) {
-    double *l = lambda + base + 3 * k;
-    l[0] = mr_maxd(0, l[0]);
-    double s = mr_len2(l[1], l[2]), radius = p->mu[k] * l[0];
-    if (s > radius) {
-      l[1] *= s > 0 ? radius / s : 0;
-      l[2] *= s > 0 ? radius / s : 0;
-    }
-  }
+  for (int k = 0; k < p->ncon; k++) mr_project_contact_bounds(lambda + base + 3 * k, p->mu[k]);
 }

@@ -13,6 +13,14 @@ typedef struct mr_ncp_errors {
 void mr_ncp_errors_compute(const mr_problem *p, const double *lambda, const double *c,
                            mr_ncp_errors *out);
 
+/* The errors of block b alone (blocks: the neq bilateral rows, the nlim limit rows, then
+ * the contacts), for solvers that judge a part of the problem (newton's islands). */
+void mr_ncp_block_errors(const mr_problem *p, int b, const double *lambda, const double *c,
+                         mr_ncp_errors *e);
+
+/* acc = the elementwise max of acc and e. */
+void mr_ncp_errors_max(mr_ncp_errors *acc, const mr_ncp_errors *e);
+
 /* The NCP stopping measure solvers share: max over rows of the primal, dual and
  * complementarity residuals (De Saxce-corrected), L-infinity. */
 double mr_ncp_residual(const mr_problem *p, const double *lambda, const double *c);

@@ -34,19 +34,30 @@
  * m(v) = 1/2 F^T A^-1 F = 1/2 (v - v_lambda)^T A (v - v_lambda), v_lambda = v_free +
  * A^-1 J^T lambda(v), of which Newton's direction is a descent direction.
  *
+ * The problem splits into its islands (islands.h: the groups of trees its rows join), each
+ * solved on its own to the tolerance: its own soft start or warm step, line search and
+ * stopping test, over its own dofs and rows only. A pile spread over a floor converges
+ * where one tumbling object would otherwise hold every resting one at the shared test.
+ *
  * Every iterate is judged by the NCP measures of ncp.c with the velocities its impulses
  * produce, c = J v_lambda + bias: the numbers a user sees in the metrics, not a measure of
  * the method's own; the solver stops when the primal, dual and complementarity residuals
  * and the natural map are all at most p->tol (complementarity alone lets a light contact
- * separate: lambda_N = 0.01 and c_N = 1e-6 have a product of 1e-8, a natural map of 1e-6). iters counts
- * Newton iterations; the proximal steps in between are not iterations.
+ * separate: lambda_N = 0.01 and c_N = 1e-6 have a product of 1e-8, a natural map of 1e-6).
+ * iters counts Newton iterations of the island that took most (the islands are independent,
+ * as if solved side by side), and the residual is the largest island's; the proximal steps
+ * in between are not iterations.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "active_set.h"
 #include "dense.h"
 #include "engine/core/arena.h"
+#include "islands.h"
 #include "ncp.h"
+#include "newton.h"
 #include "solver.h"
 #include "tree_cholesky.h"
 
@@ -62,6 +73,8 @@
  * eps G_ii times the change of the impulses since last step, is below the tolerance at
  * rest; not so small that a sliding contact's linearization (on its cone's rim) overshoots. */
 #define MR_NEWTON_EPS_GUESS 1e-6
+/* A step on the warm path shorter than this restarts the solve soft (mr_newton_guess). */
+#define MR_NEWTON_WARM_STEP 0.5
 
 /* Sliding contacts whose rank-one terms enter Newton's matrix exactly, at most; beyond
  * them the direction is a quasi-Newton one. */
@@ -73,62 +86,26 @@
  * model good for short steps only, and PGS's per-contact projections do better there. */
 #define MR_NEWTON_STALL 12
 
-/* Problems with more rows than this are declined (reported as not converged after no
- * iteration, so the constraint stage hands them to pgs, velocity form). Large problems are
- * piles of free bodies, where many contacts slide: across the kinks of the friction law
- * Newton's model holds for short steps only, and it stalls where PGS's per-contact
- * projections are cheaper and do as well. The sliding contacts' solves are confined to
- * their group of trees now, but humanoid100 with the cap lifted still stalls on most steps
- * and takes about three times pgs's time (README, Long horizons). A robot on the floor or
- * a stack of boxes has tens of rows. */
+/* Islands with more rows than this are declined (reported as not converged after no
+ * iteration, so the constraint stage hands the step to pgs, velocity form). A large island
+ * is a heap of free bodies in which many contacts slide: across the kinks of the friction
+ * law Newton's model holds for short steps only, and PGS's per-contact projections are
+ * cheaper there. A robot on the floor or a stack of boxes has tens of rows. */
 #define MR_NEWTON_MAX_ROWS 240
 
-/* Backtracking: halvings at most, and the Armijo fraction of the predicted decrease. */
-#define MR_NEWTON_LS_HALVINGS 20
+/* Backtracking: trial steps at most, and the Armijo fraction of the predicted decrease. */
+#define MR_NEWTON_LS_TRIES 24
 #define MR_NEWTON_ARMIJO 1e-4
-
-/* Zones of a block: no impulse, inside (sticking / active limit / bilateral), sliding. */
-enum { MR_ZONE_OFF = 0, MR_ZONE_IN = 1, MR_ZONE_SLIDE = 2 };
-
-typedef struct mr_newton {
-  const mr_problem *p;
-  const mr_model *m;
-  const mr_data *d;
-  int nv, n, base;
-  double *r;        /* nrow: proximal weights */
-  double *bias;     /* nrow: g - J v_free */
-  double *center;   /* nrow: lambda_c */
-  double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
-  double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
-                              are combined, not multiplied again */
-  double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
-  double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
-  double *slip;     /* 2 per contact: mu e of a sliding one */
-  unsigned char *zone, *zone_factored, *zone_outer; /* per block */
-  int factored;     /* H holds the factor for zone_factored, every block constant there */
-  double eps, last_prox;
-  double merit;     /* m(v) at the current point */
-  double alpha;
-  mr_tree_chol H;
-  int *cols;        /* assembly: a block's columns */
-  double *W, *Jk;
-  int maxslide;     /* the Woodbury correction: */
-  int *slide, *piv; /* its contacts, pivots, */
-  double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
-} mr_newton;
-
-static int mr_newton_nblock(const mr_problem *p) { return p->neq + p->nlim + p->ncon; }
-static double *mr_newton_Dc(const mr_newton *s, int k) { return s->D + s->base + 9 * k; }
 
 /* ------------------------------------------------------------------ products */
 
-/* y = A x, with A = qM off the diagonal and Adiag on it. */
+/* y = A x over the island's dofs, with A = qM off the diagonal and Adiag on it. */
 static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
   const mr_model *m = s->m;
   const double *qM = s->d->qM;
-  for (int i = 0; i < s->nv; i++) y[i] = s->p->Adiag[i] * x[i];
-  for (int i = 0; i < s->nv; i++) {
-    int adr = m->dof_Madr[i] + 1;
+  for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = s->p->Adiag[s->dof[a]] * x[s->dof[a]];
+  for (int a = 0; a < s->ndof; a++) {
+    int i = s->dof[a], adr = m->dof_Madr[i] + 1;
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++) {
       y[i] += qM[adr] * x[j];
       y[j] += qM[adr] * x[i];
@@ -136,16 +113,27 @@ static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
   }
 }
 
-static void mr_newton_Jmul(const mr_problem *p, const double *x, double *y) {
-  for (int i = 0; i < p->nrow; i++) y[i] = mr_problem_row_dot(p, i, x);
+static void mr_newton_Jmul(const mr_newton *s, const double *x, double *y) {
+  for (int a = 0; a < s->nrow; a++) y[s->row[a]] = mr_problem_row_dot(s->p, s->row[a], x);
 }
 
-static void mr_newton_JTmul(const mr_problem *p, const double *lam, double *y) {
-  memset(y, 0, (size_t)p->nv * sizeof(double));
-  for (int i = 0; i < p->nrow; i++) {
+static void mr_newton_JTmul(const mr_newton *s, const double *lam, double *y) {
+  const mr_problem *p = s->p;
+  for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = 0;
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
     double l = lam[i];
     if (l == 0) continue;
     for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) y[p->nzind[t]] += l * p->J[t];
+  }
+}
+
+/* x = A^-1 x over the island's dofs: its trees' runs of consecutive dofs. */
+static void mr_newton_solve_mass(const mr_newton *s, double *x) {
+  for (int a = 0; a < s->ndof;) {
+    int lo = s->dof[a], hi = lo + 1;
+    for (a++; a < s->ndof && s->dof[a] == hi; a++) hi++;
+    mr_problem_solve_mass_span(s->p, x, lo, hi);
   }
 }
 
@@ -185,21 +173,24 @@ static int mr_newton_contact(const double y[3], double mu, double l[3], double D
  * when D is given. */
 static void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D) {
   const mr_problem *p = s->p;
-  for (int i = 0; i < s->n; i++) s->y[i] = s->center[i] - (Jv[i] + s->bias[i]) / s->r[i];
-  for (int i = 0; i < s->base; i++) {
-    int on = i < p->neq || s->y[i] > 0;
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
+    s->y[i] = s->center[i] - (Jv[i] + s->bias[i]) / s->r[i];
+  }
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a], on = i < p->neq || s->y[i] > 0;
     lam[i] = on ? s->y[i] : 0;
     if (!D) continue;
     D[i] = on ? 1 / s->r[i] : 0;
     s->zone[i] = (unsigned char)on;
   }
-  for (int k = 0; k < p->ncon; k++) {
-    int i = s->base + 3 * k;
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a], i = s->base + 3 * k;
     double *Dk = D ? D + s->base + 9 * k : NULL;
     int z = mr_newton_contact(s->y + i, p->mu[k], lam + i, Dk, s->slip + 2 * k);
     if (!D) continue;
     s->zone[s->base + k] = (unsigned char)z;
-    for (int a = 0; a < 9; a++) Dk[a] /= s->r[i];
+    for (int b = 0; b < 9; b++) Dk[b] /= s->r[i];
   }
 }
 
@@ -210,11 +201,14 @@ static void mr_newton_project(mr_newton *s, const double *Jv, double *lam, doubl
 static void mr_newton_regularization(mr_newton *s) {
   const mr_problem *p = s->p;
   double wmax = 0;
-  for (int i = 0; i < p->nrow; i++) wmax = mr_maxd(wmax, p->Gdiag[i]);
+  for (int a = 0; a < s->nrow; a++) wmax = mr_maxd(wmax, p->Gdiag[s->row[a]]);
   double floor = MR_NEWTON_FLOOR * wmax + 1e-300;
-  for (int i = 0; i < s->base; i++) s->r[i] = s->eps * mr_maxd(p->Gdiag[i], floor);
-  for (int k = 0; k < p->ncon; k++) {
-    int i = s->base + 3 * k;
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a];
+    s->r[i] = s->eps * mr_maxd(p->Gdiag[i], floor);
+  }
+  for (int a = 0; a < s->ncon; a++) {
+    int i = s->base + 3 * s->con[a];
     double w = (p->Gdiag[i] + p->Gdiag[i + 1] + p->Gdiag[i + 2]) / 3;
     s->r[i] = s->r[i + 1] = s->r[i + 2] = s->eps * mr_maxd(w, floor);
   }
@@ -239,19 +233,22 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
   size_t doubles = 9 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
-                   ms * (nv + ms + 1) + 3;
+                   ms * (nv + ms + 1) + 2 * (nrow + 1) + 4;
+  /* an island handed to pgs: its dense problem and pgs's refinement */
+  size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
+  doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
   return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 3 * (nrow + 1) +
-         mr_tree_chol_bytes(m) + 32 * MR_ALIGN;
+         mr_tree_chol_bytes(m) + mr_islands_bytes(nv, nrow) + 40 * MR_ALIGN;
 }
 
 static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
-  const size_t nv = (size_t)p->nv, n = (size_t)p->nrow, nb = (size_t)mr_newton_nblock(p);
+  const size_t nv = (size_t)p->nv, n = (size_t)p->nrow;
+  const size_t nb = (size_t)(p->neq + p->nlim + p->ncon);
   int maxcols = 0;
   for (int i = 0; i < p->nrow; i++)
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
-  *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .nv = p->nv, .n = p->nrow,
-                   .base = p->neq + p->nlim};
+  *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .work = work, .nv = p->nv, .base = p->neq + p->nlim};
   double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err, &s->Av, &s->Av0, &s->Adir};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
@@ -273,140 +270,60 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->Y = mr_arena_doubles(work, ms * nv + 1);
   s->jac = mr_arena_doubles(work, ms * ms + 1);
   s->rhs = mr_arena_doubles(work, ms + 1);
-  if (!s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->cols ||
+  s->kinks = mr_arena_doubles(work, 2 * nb + 1);
+  if (!s->kinks || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->cols ||
       !s->W || !s->Jk || !s->slide || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
   mr_newton_join(s);
-  return mr_tree_chol_analyze(&s->H, work);
+  if (mr_tree_chol_analyze(&s->H, work)) return -1;
+  return mr_islands_build(&s->isl, p, &s->H, work);
 }
 
-/* ------------------------------------------------------------------ Newton matrix */
-
-/* The columns of rows [i0, i0 + nr) (ascending, merged) into s->cols and their dense
- * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. */
-static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
-  const mr_problem *p = s->p;
-  int n = 0, at[3];
-  for (int a = 0; a < nr; a++) at[a] = p->nzadr[i0 + a];
-  for (;;) {
-    int next = -1;
-    for (int a = 0; a < nr; a++)
-      if (at[a] < p->nzadr[i0 + a + 1] && (next < 0 || p->nzind[at[a]] < next)) next = p->nzind[at[a]];
-    if (next < 0) break;
-    s->cols[n] = next;
-    for (int a = 0; a < nr; a++) {
-      int hit = at[a] < p->nzadr[i0 + a + 1] && p->nzind[at[a]] == next;
-      s->Jk[3 * n + a] = hit ? p->J[at[a]++] : 0;
-    }
-    n++;
-  }
-  return n;
-}
-
-/* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
-static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
-  int nc = mr_newton_block_rows(s, i0, nr);
-  for (int a = 0; a < nc; a++) {
-    double dj[3] = {0, 0, 0};
-    for (int x = 0; x < nr; x++)
-      for (int y = 0; y < nr; y++) dj[x] += Db[x * nr + y] * s->Jk[3 * a + y];
-    for (int b = 0; b <= a; b++) {
-      double w = 0;
-      for (int x = 0; x < nr; x++) w += s->Jk[3 * b + x] * dj[x];
-      s->W[(size_t)a * nc + b] = w;
-    }
-  }
-  mr_tree_chol_add_block(&s->H, s->cols, nc, s->W);
-}
-
-/* The symmetric part of Newton's matrix, assembled and factored. */
-static int mr_newton_factor(mr_newton *s) {
-  const mr_model *m = s->m;
-  const double *qM = s->d->qM;
-  mr_tree_chol_zero(&s->H);
-  for (int i = 0; i < s->nv; i++) {
-    mr_tree_chol_add_diag(&s->H, i, i, s->p->Adiag[i]);
-    int adr = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++)
-      mr_tree_chol_add_diag(&s->H, i, j, qM[adr]);
-  }
-  for (int i = 0; i < s->base; i++)
-    if (s->D[i] != 0) mr_newton_add_block(s, i, 1, s->D + i);
-  for (int k = 0; k < s->p->ncon; k++)
-    if (s->zone[s->base + k] != MR_ZONE_OFF) mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
-  if (mr_tree_chol_factor(&s->H, 1e-14) < 0) return -1;
-  memcpy(s->zone_factored, s->zone, (size_t)mr_newton_nblock(s->p));
-  s->factored = 1;
-  return 0;
-}
-
-/* Whether the factor is the one of the current point: every block in the zone it was
- * factored in, and none sliding (a sliding contact's D turns with its slip). */
-static int mr_newton_factor_valid(const mr_newton *s) {
-  if (!s->factored) return 0;
-  const int nb = mr_newton_nblock(s->p);
-  for (int b = 0; b < nb; b++)
-    if (s->zone[b] != s->zone_factored[b] || (b >= s->base && s->zone[b] == MR_ZONE_SLIDE)) return 0;
-  return 1;
-}
-
-/* dir = H^-1 dir with the sliding contacts' rank-one terms: H = Hs + sum_k p_k q_k^T with
- * p_k = J_k^T (0, mu e_k) / r_k and q_k = J_N,k^T, so by Sherman-Morrison-Woodbury
- * H^-1 b = z - Y (I + Q^T Y)^-1 Q^T z, z = Hs^-1 b, Y = Hs^-1 P. */
-static void mr_newton_solve(mr_newton *s) {
-  const mr_problem *p = s->p;
-  mr_tree_chol_solve(&s->H, s->dir);
-  int ns = 0;
-  for (int k = 0; k < p->ncon && ns < s->maxslide; k++)
-    if (s->zone[s->base + k] == MR_ZONE_SLIDE) s->slide[ns++] = k;
-  if (ns == 0) return;
-  for (int b = 0; b < ns; b++) {
-    int k = s->slide[b], i = s->base + 3 * k;
-    double *y = s->Y + (size_t)b * s->nv, r = s->r[i];
-    memset(y, 0, (size_t)s->nv * sizeof(double));
-    for (int a = 1; a < 3; a++) {
-      double w = s->slip[2 * k + a - 1] / r;
-      for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) y[p->nzind[t]] += w * p->J[t];
-    }
-    /* y lies in the contact's trees (those of its normal row) */
-    if (p->nzadr[i + 1] > p->nzadr[i]) mr_tree_chol_solve_local(&s->H, y, p->nzind[p->nzadr[i]]);
-  }
-  for (int a = 0; a < ns; a++) {
-    int i = s->base + 3 * s->slide[a];
-    s->rhs[a] = mr_problem_row_dot(p, i, s->dir);
-    for (int b = 0; b < ns; b++)
-      s->jac[(size_t)a * ns + b] = (a == b) + mr_problem_row_dot(p, i, s->Y + (size_t)b * s->nv);
-  }
-  if (mr_dense_lu_solve(s->jac, ns, s->piv, s->rhs)) return; /* singular: keep z */
-  for (int b = 0; b < ns; b++) {
-    const double *y = s->Y + (size_t)b * s->nv;
-    for (int j = 0; j < s->nv; j++) s->dir[j] -= s->rhs[b] * y[j];
-  }
+/* The solver's view to island i. */
+static void mr_newton_island(mr_newton *s, int i) {
+  const mr_islands *isl = &s->isl;
+  s->island = i;
+  s->group = isl->group[i];
+  s->dof = isl->dof + isl->dofadr[i];
+  s->ndof = isl->dofadr[i + 1] - isl->dofadr[i];
+  s->row = isl->row + isl->rowadr[i];
+  s->nrow = isl->rowadr[i + 1] - isl->rowadr[i];
+  s->brow = isl->base + isl->baseadr[i];
+  s->nbase = isl->baseadr[i + 1] - isl->baseadr[i];
+  s->con = isl->con + isl->conadr[i];
+  s->ncon = isl->conadr[i + 1] - isl->conadr[i];
+  s->factored = 0;
+  s->last_prox = 0;
 }
 
 /* ------------------------------------------------------------------ iteration */
 
 /* The velocities lambda produces, vlam = v_free + A^-1 J^T lambda, and c = J vlam + bias;
  * the merit m = 1/2 (v - vlam)^T A (v - vlam) = 1/2 (v - vlam)^T F in s->merit, F =
- * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the NCP measures (the
- * stopping measure above). */
+ * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the island's NCP measures
+ * (the stopping measure above). */
 static double mr_newton_judge(mr_newton *s) {
   const mr_problem *p = s->p;
-  mr_newton_JTmul(p, s->lam, s->tmp);
-  mr_problem_solve_mass(p, s->vlam, s->tmp, 1);
+  mr_newton_JTmul(s, s->lam, s->tmp);
+  mr_newton_copy_dofs(s, s->vlam, s->tmp);
+  mr_newton_solve_mass(s, s->vlam);
   double merit = 0;
-  for (int i = 0; i < s->nv; i++) {
+  for (int a = 0; a < s->ndof; a++) {
+    int i = s->dof[a];
     s->vlam[i] += p->v_free[i];
     s->err[i] = s->v[i] - s->vlam[i];
     merit += s->err[i] * (s->Av[i] - s->tmp[i]);
   }
   s->merit = 0.5 * fabs(merit);
-  mr_newton_Jmul(p, s->vlam, s->c);
-  for (int i = 0; i < s->n; i++) s->c[i] += s->bias[i];
-  mr_ncp_errors e;
-  mr_ncp_errors_compute(p, s->lam, s->c, &e);
-  return mr_maxd(mr_maxd(e.primal, e.dual), mr_maxd(e.compl, e.natural));
+  mr_newton_Jmul(s, s->vlam, s->c);
+  for (int a = 0; a < s->nrow; a++) s->c[s->row[a]] += s->bias[s->row[a]];
+  mr_ncp_errors acc = {0}, e;
+  for (int a = 0; a < mr_newton_nblock(s); a++) {
+    mr_ncp_block_errors(p, mr_newton_block(s, a), s->lam, s->c, &e);
+    mr_ncp_errors_max(&acc, &e);
+  }
+  return mr_maxd(mr_maxd(acc.primal, acc.dual), mr_maxd(acc.compl, acc.natural));
 }
 
 /* The velocity error of the current point's rows (how far it is from F = 0) and what
@@ -415,7 +332,8 @@ static double mr_newton_judge(mr_newton *s) {
 static int mr_newton_outer_due(const mr_newton *s, double *prox) {
   double inner = 0;
   *prox = 0;
-  for (int i = 0; i < s->n; i++) {
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
     inner = mr_maxd(inner, fabs(s->Jv[i] + s->bias[i] - s->c[i]));
     *prox = mr_maxd(*prox, fabs(s->r[i] * (s->lam[i] - s->center[i])));
   }
@@ -428,46 +346,101 @@ static int mr_newton_outer_due(const mr_newton *s, double *prox) {
  * divided by a much smaller r, would turn the zones over, and Newton would walk them back
  * one by one. */
 static void mr_newton_outer(mr_newton *s, double prox) {
-  const int nb = mr_newton_nblock(s->p);
-  int settled = s->last_prox > 0 && memcmp(s->zone, s->zone_outer, (size_t)nb) == 0;
+  int settled = s->last_prox > 0 && mr_newton_zones_equal(s, s->zone, s->zone_outer);
   int slow = s->last_prox > 0 && prox > MR_NEWTON_SLOW * s->last_prox;
   s->last_prox = prox;
-  memcpy(s->zone_outer, s->zone, (size_t)nb);
+  mr_newton_zones_copy(s, s->zone_outer, s->zone);
   if ((settled || slow) && s->eps > MR_NEWTON_EPS_MIN) {
     s->eps = mr_maxd(0.1 * s->eps, MR_NEWTON_EPS_MIN);
     mr_newton_regularization(s);
   }
-  memcpy(s->center, s->lam, (size_t)s->n * sizeof(double));
+  mr_newton_copy_rows(s, s->center, s->lam);
   mr_newton_project(s, s->Jv, s->lam, s->D);
 }
 
 /* v0 + alpha dir: impulses, then the judge (merit, residual). */
 static double mr_newton_try(mr_newton *s, double alpha) {
-  for (int i = 0; i < s->nv; i++) {
+  for (int a = 0; a < s->ndof; a++) {
+    int i = s->dof[a];
     s->v[i] = s->v0[i] + alpha * s->dir[i];
     s->Av[i] = s->Av0[i] + alpha * s->Adir[i];
   }
-  for (int i = 0; i < s->n; i++) s->Jv[i] = s->Jv0[i] + alpha * s->Jdir[i];
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
+    s->Jv[i] = s->Jv0[i] + alpha * s->Jdir[i];
+  }
   mr_newton_project(s, s->Jv, s->lam, NULL);
   return mr_newton_judge(s);
 }
 
-/* One Newton iteration from the evaluated point: direction, backtracking on the merit,
- * move, and D and zones at the new point. Returns the residual there (NaN on a failed
- * factorization). */
+/* Step lengths in (0, 1) where y(alpha) = y0 + alpha dy, dy = -J dir / r, crosses a zone
+ * boundary: a limit's or a normal's zero, a contact's rim |y_T| = mu y_N (a quadratic in
+ * alpha), into s->kinks, descending. */
+static int mr_newton_kink_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x < y) - (x > y);
+}
+
+static void mr_newton_kink(mr_newton *s, double alpha) {
+  if (alpha > 0 && alpha < 1) s->kinks[s->nkink++] = alpha;
+}
+
+static void mr_newton_kinks(mr_newton *s) {
+  const mr_problem *p = s->p;
+  s->nkink = 0;
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a];
+    double dy = -s->Jdir[i] / s->r[i];
+    if (i >= p->neq && dy != 0) mr_newton_kink(s, -s->y[i] / dy);
+  }
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a], i = s->base + 3 * k;
+    double y[3], dy[3], mu = p->mu[k];
+    for (int b = 0; b < 3; b++) {
+      y[b] = s->y[i + b];
+      dy[b] = -s->Jdir[i + b] / s->r[i];
+    }
+    if (dy[0] != 0) mr_newton_kink(s, -y[0] / dy[0]);
+    double qa = dy[1] * dy[1] + dy[2] * dy[2] - mu * mu * dy[0] * dy[0];
+    double qb = 2 * (y[1] * dy[1] + y[2] * dy[2] - mu * mu * y[0] * dy[0]);
+    double qc = y[1] * y[1] + y[2] * y[2] - mu * mu * y[0] * y[0], disc = qb * qb - 4 * qa * qc;
+    if (qa == 0 || disc < 0) continue;
+    for (int sign = -1; sign <= 1; sign += 2) {
+      double t = (-qb + sign * sqrt(disc)) / (2 * qa);
+      if (y[0] + t * dy[0] > 0) mr_newton_kink(s, t);
+    }
+  }
+  qsort(s->kinks, (size_t)s->nkink, sizeof(double), mr_newton_kink_desc);
+}
+
+/* The next trial step after alpha failed: the largest kink in [alpha / 2, alpha) if any,
+ * else alpha / 2. Along the line the merit is smooth between kinks; a sliding contact that
+ * Newton's model sends through its stick zone (its slip reversed at full friction) wants
+ * the step that ends at its rim, where halving alone would take a dozen iterations to
+ * shed its slip. */
+static double mr_newton_next_trial(const mr_newton *s, double alpha, int *at) {
+  while (*at < s->nkink && s->kinks[*at] >= alpha) (*at)++;
+  if (*at < s->nkink && s->kinks[*at] >= 0.5 * alpha) return s->kinks[(*at)++];
+  return 0.5 * alpha;
+}
+
+/* One Newton iteration from the evaluated point: direction, a backtracking search on the
+ * merit through the kinks, move, and D and zones at the new point. Returns the residual
+ * there (NaN on a failed factorization). */
 static double mr_newton_step(mr_newton *s) {
   if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
   /* -F = J^T lambda - A (v - v_free) */
-  mr_newton_JTmul(s->p, s->lam, s->tmp);
-  for (int i = 0; i < s->nv; i++) s->dir[i] = s->tmp[i] - s->Av[i];
+  mr_newton_JTmul(s, s->lam, s->tmp);
+  for (int a = 0; a < s->ndof; a++) s->dir[s->dof[a]] = s->tmp[s->dof[a]] - s->Av[s->dof[a]];
   mr_newton_solve(s);
-  mr_newton_Jmul(s->p, s->dir, s->Jdir);
+  mr_newton_Jmul(s, s->dir, s->Jdir);
   mr_newton_Amul(s, s->dir, s->Adir);
-  memcpy(s->v0, s->v, (size_t)s->nv * sizeof(double));
-  memcpy(s->Av0, s->Av, (size_t)s->nv * sizeof(double));
-  memcpy(s->Jv0, s->Jv, (size_t)s->n * sizeof(double));
+  mr_newton_copy_dofs(s, s->v0, s->v);
+  mr_newton_copy_dofs(s, s->Av0, s->Av);
+  mr_newton_copy_rows(s, s->Jv0, s->Jv);
+  mr_newton_kinks(s);
   double m0 = s->merit, alpha = 1, res = 0;
-  for (int h = 0; h <= MR_NEWTON_LS_HALVINGS; h++, alpha *= 0.5) {
+  for (int t = 0, at = 0; t < MR_NEWTON_LS_TRIES; t++, alpha = mr_newton_next_trial(s, alpha, &at)) {
     res = mr_newton_try(s, alpha);
     if (s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0) break;
   }
@@ -476,25 +449,39 @@ static double mr_newton_step(mr_newton *s) {
   return res;
 }
 
+/* The warm impulses of the island's rows, limits and normal impulses >= 0 and friction
+ * scaled into its disk (mr_project_bounds, block by block). */
+static void mr_newton_warm_impulses(mr_newton *s, const double *lambda) {
+  const mr_problem *p = s->p;
+  mr_newton_copy_rows(s, s->lam, lambda);
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a];
+    if (i >= p->neq) s->lam[i] = mr_maxd(s->lam[i], 0);
+  }
+  for (int a = 0; a < s->ncon; a++)
+    mr_project_contact_bounds(s->lam + s->base + 3 * s->con[a], p->mu[s->con[a]]);
+}
+
 /* Start from the warm-start impulses: v = v_free + A^-1 J^T lambda, centred there.
  * Returns the warm start's residual. */
 static double mr_newton_start(mr_newton *s, const double *lambda) {
   const mr_problem *p = s->p;
-  for (int i = 0; i < s->n; i++) s->bias[i] = p->g[i] - mr_problem_row_dot(p, i, p->v_free);
-  memcpy(s->lam, lambda, (size_t)s->n * sizeof(double));
-  mr_project_bounds(p, s->lam);
-  memset(s->v, 0, (size_t)s->nv * sizeof(double));
-  memset(s->Av, 0, (size_t)s->nv * sizeof(double));
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
+    s->bias[i] = p->g[i] - mr_problem_row_dot(p, i, p->v_free);
+  }
+  mr_newton_warm_impulses(s, lambda);
+  for (int a = 0; a < s->ndof; a++) s->v[s->dof[a]] = s->Av[s->dof[a]] = 0;
   mr_newton_judge(s);
-  memcpy(s->v, s->vlam, (size_t)s->nv * sizeof(double));
-  for (int i = 0; i < s->nv; i++) s->tmp[i] = s->v[i] - p->v_free[i];
+  mr_newton_copy_dofs(s, s->v, s->vlam);
+  for (int a = 0; a < s->ndof; a++) s->tmp[s->dof[a]] = s->v[s->dof[a]] - p->v_free[s->dof[a]];
   mr_newton_Amul(s, s->tmp, s->Av);
-  mr_newton_Jmul(p, s->v, s->Jv);
+  mr_newton_Jmul(s, s->v, s->Jv);
   s->eps = MR_NEWTON_EPS;
   mr_newton_regularization(s);
-  memcpy(s->center, s->lam, (size_t)s->n * sizeof(double));
+  mr_newton_copy_rows(s, s->center, s->lam);
   mr_newton_project(s, s->Jv, s->lam, s->D);
-  memcpy(s->zone_outer, s->zone, (size_t)mr_newton_nblock(p));
+  mr_newton_zones_copy(s, s->zone_outer, s->zone);
   return mr_newton_judge(s);
 }
 
@@ -542,15 +529,20 @@ static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
  * linearized point is no iterate and the step from it is taken in full. */
 static void mr_newton_linearize_centre(mr_newton *s) {
   const mr_problem *p = s->p;
-  for (int i = 0; i < s->n; i++) s->y[i] = s->center[i] - (s->Jv[i] + s->bias[i]) / s->r[i];
-  for (int i = 0; i < s->base; i++) {
-    int on = i < p->neq || s->center[i] > 0;
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
+    s->y[i] = s->center[i] - (s->Jv[i] + s->bias[i]) / s->r[i];
+  }
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a], on = i < p->neq || s->center[i] > 0;
     s->zone[i] = (unsigned char)on;
     s->D[i] = on ? 1 / s->r[i] : 0;
     s->lam[i] = on ? s->y[i] : 0;
   }
-  for (int k = 0; k < p->ncon; k++)
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a];
     mr_newton_guess_contact(s, k, mr_newton_warm_zone(s->center + s->base + 3 * k, p->mu[k]));
+  }
   s->merit = INFINITY;
 }
 
@@ -560,17 +552,18 @@ static void mr_newton_linearize_centre(mr_newton *s) {
  * caller then restarts from the warm start at the soft eps. A block that left or entered
  * the OFF zone changed the active set (a contact touched or lifted, a limit engaged); a
  * sticking contact that started to slide, or a sliding one that stuck, leaves a point
- * whose Newton steps at this eps are a few thousandths long (the humanoid's step 398
- * took 24 of them and went to pgs), where the soft start takes about twenty. */
+ * whose Newton steps at this eps are a few thousandths long. So does a contact that keeps
+ * sliding with slip left after the step: its y_T = -c_T / r is huge at this eps, and its
+ * friction direction turns over with the smallest change of velocity (a box tumbling on
+ * the floor). The caller restarts soft when a later step on this eps is that short
+ * (MR_NEWTON_WARM_STEP). */
 static double mr_newton_guess(mr_newton *s) {
-  const int nb = mr_newton_nblock(s->p);
   s->eps = MR_NEWTON_EPS_GUESS;
   mr_newton_regularization(s);
   mr_newton_linearize_centre(s);
-  memcpy(s->zone_outer, s->zone, (size_t)nb);
+  mr_newton_zones_copy(s, s->zone_outer, s->zone);
   double res = mr_newton_step(s);
-  for (int b = 0; b < nb; b++)
-    if (s->zone[b] != s->zone_outer[b]) return NAN;
+  if (!mr_newton_zones_equal(s, s->zone, s->zone_outer)) return NAN;
   return isfinite(res) ? res : NAN;
 }
 
@@ -587,20 +580,140 @@ static double mr_newton_recentred_step(mr_newton *s) {
   mr_newton_linearize_centre(s);
   double res = mr_newton_step(s);
   if (isfinite(res) && s->merit <= (1 - 2 * MR_NEWTON_ARMIJO) * m0) return res;
-  memcpy(s->v, s->v0, (size_t)s->nv * sizeof(double));
-  memcpy(s->Av, s->Av0, (size_t)s->nv * sizeof(double));
-  memcpy(s->Jv, s->Jv0, (size_t)s->n * sizeof(double));
+  mr_newton_copy_dofs(s, s->v, s->v0);
+  mr_newton_copy_dofs(s, s->Av, s->Av0);
+  mr_newton_copy_rows(s, s->Jv, s->Jv0);
   mr_newton_project(s, s->Jv, s->lam, s->D);
   return mr_newton_judge(s);
 }
 
-/* The current point into out (the best so far). */
+/* The island's current point into out (its best so far). */
 static void mr_newton_finish(const mr_newton *s, mr_solver_out *out) {
   const mr_problem *p = s->p;
-  memcpy(out->lambda, s->lam, (size_t)s->n * sizeof(double));
-  memcpy(out->c, s->c, (size_t)s->n * sizeof(double));
+  mr_newton_copy_rows(s, out->lambda, s->lam);
+  mr_newton_copy_rows(s, out->c, s->c);
   if (out->dv)
-    for (int i = 0; i < s->nv; i++) out->dv[i] = s->vlam[i] - p->v_free[i];
+    for (int a = 0; a < s->ndof; a++) out->dv[s->dof[a]] = s->vlam[s->dof[a]] - p->v_free[s->dof[a]];
+}
+
+/* How one island's solve ended. */
+typedef struct mr_newton_result {
+  int iters, status;
+  double residual;
+} mr_newton_result;
+
+/* The island's residual after iteration `iter` (1-based) into the history, which holds the
+ * largest over the islands solved so far (*filled entries of it are set). */
+static void mr_newton_history(mr_solver_out *out, int iter, double res, int *filled) {
+  int cap = out->history_cap > 0 ? out->history_cap : iter;
+  if (!out->history || iter < 1 || iter > cap) return;
+  double *h = out->history + iter - 1;
+  *h = iter > *filled ? res : mr_maxd(*h, res);
+  if (iter > *filled) *filled = iter;
+}
+
+/* An island Newton could not finish, to pgs in its own dual form (mr_island_dual), from the
+ * warm start. A stall is a point where Newton's matrix, nonsymmetric through the sliding
+ * contacts' friction, leaves no descent for the merit while F is not zero: objects spinning
+ * or rolling on the floor, whose friction turns direction within the step. Projected
+ * Gauss-Seidel has no such points, and on an island of a few rows its sweeps cost little.
+ * Its answer is judged as Newton's iterates are and kept when better. Returns -1 on arena
+ * exhaustion. */
+static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out *out,
+                                mr_newton_result *r) {
+  mr_data *work = s->work;
+  size_t mark = mr_arena_mark(work);
+  mr_problem q;
+  double *lam = mr_arena_doubles(work, (size_t)s->nrow + 1), *c = mr_arena_doubles(work, (size_t)s->nrow + 1);
+  if (!lam || !c || mr_island_dual(&s->isl, s->island, s->p, &q, work)) {
+    mr_arena_restore(work, mark);
+    return -1;
+  }
+  for (int a = 0; a < s->nrow; a++) lam[a] = warm[s->row[a]];
+  q.max_iter = s->p->max_iter - r->iters;
+  mr_solver_out o = {.lambda = lam, .c = c};
+  mr_solver_get(mr_solver_find("pgs"))->solve(&q, &o, work);
+  r->iters += o.iters;
+  for (int a = 0; a < s->nrow; a++) s->lam[s->row[a]] = lam[a];
+  double res = mr_newton_judge(s);
+  if (res < r->residual) {
+    r->residual = res;
+    r->status = res <= s->p->tol ? MR_SOLVER_CONVERGED : MR_SOLVER_MAX_ITER;
+    mr_newton_finish(s, out);
+  }
+  mr_arena_restore(work, mark);
+  return 0;
+}
+
+/* Solves the current island to the tolerance from the warm start, its best point into out
+ * (or the warm start, when that is better). */
+static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, mr_solver_out *out,
+                                               int *filled) {
+  const mr_problem *p = s->p;
+  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY};
+  if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
+  double res = mr_newton_start(s, warm), res_warm = res, checkpoint = INFINITY;
+  int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
+  if (res > p->tol && p->max_iter > 0) {
+    double guess = mr_newton_guess(s);
+    r.iters = 1;
+    warm_path = !isnan(guess);
+    res = warm_path ? guess : mr_newton_start(s, warm);
+  }
+  for (;;) {
+    mr_newton_history(out, r.iters, res, filled);
+    if (!isfinite(res)) {
+      r.status = r.residual < INFINITY ? MR_SOLVER_MAX_ITER : MR_SOLVER_FAILED;
+      break;
+    }
+    if (res < r.residual) {
+      r.residual = res;
+      mr_newton_finish(s, out);
+    }
+    if (res <= p->tol) {
+      r.status = MR_SOLVER_CONVERGED;
+      break;
+    }
+    if (r.iters >= p->max_iter) break;
+    /* stalled: MR_NEWTON_STALL iterations without a tenfold gain */
+    if (r.iters % MR_NEWTON_STALL == 0) {
+      if (r.iters > 0 && r.residual > 0.1 * checkpoint) break;
+      checkpoint = r.residual;
+    }
+    double prox;
+    if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
+      warm_path = 0; /* see mr_newton_guess */
+      res = mr_newton_start(s, warm);
+      continue;
+    }
+    if (mr_newton_outer_due(s, &prox)) {
+      mr_newton_outer(s, prox);
+      mr_newton_judge(s);
+      res = mr_newton_recentred_step(s);
+    } else {
+      res = mr_newton_step(s);
+    }
+    r.iters++;
+  }
+  if (r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter && mr_newton_island_pgs(s, warm, out, &r) < 0)
+    r.status = MR_SOLVER_FAILED;
+  mr_newton_history(out, r.iters, r.residual, filled);
+  /* stopped short: pgs takes the step from here, and from the warm start where Newton
+   * left an island worse than it found it */
+  if (r.status != MR_SOLVER_CONVERGED && !(r.residual <= res_warm)) {
+    r.residual = mr_newton_start(s, warm);
+    mr_newton_finish(s, out);
+  }
+  return r;
+}
+
+/* Islands that finished in fewer iterations than the step's count keep their final
+ * residual in the history's later entries. */
+static void mr_newton_history_tail(mr_solver_out *out, const mr_newton_result *res, int n, int filled) {
+  if (!out->history) return;
+  for (int i = 0; i < n; i++)
+    for (int it = res[i].iters + 1; it <= filled; it++)
+      out->history[it - 1] = mr_maxd(out->history[it - 1], res[i].residual);
 }
 
 void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
@@ -609,55 +722,31 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     mr_solver_fail(p, out);
     return;
   }
-  if (p->nrow > MR_NEWTON_MAX_ROWS) {
-    out->status = MR_SOLVER_MAX_ITER; /* declined: the constraint stage hands it to pgs */
-    out->residual = INFINITY;
-    return;
-  }
   size_t mark = mr_arena_mark(work);
   mr_newton s;
-  if (mr_newton_alloc(&s, p, work)) {
+  mr_newton_result *res = NULL;
+  double *warm = NULL;
+  if (mr_newton_alloc(&s, p, work) ||
+      !(res = mr_arena_alloc(work, ((size_t)s.isl.n + 1) * sizeof *res)) ||
+      !(warm = mr_arena_doubles(work, (size_t)p->nrow + 1))) {
     mr_arena_restore(work, mark);
     mr_solver_fail(p, out);
     return;
   }
-  double res = mr_newton_start(&s, out->lambda), checkpoint = INFINITY;
-  if (res > p->tol && p->max_iter > 0) {
-    double guess = mr_newton_guess(&s);
-    out->iters = 1;
-    res = isnan(guess) ? mr_newton_start(&s, out->lambda) : guess;
+  memcpy(warm, out->lambda, (size_t)p->nrow * sizeof(double));
+  if (out->dv) memset(out->dv, 0, (size_t)p->nv * sizeof(double));
+  out->status = MR_SOLVER_CONVERGED;
+  out->residual = 0;
+  int filled = 0;
+  for (int i = 0; i < s.isl.n; i++) {
+    mr_newton_island(&s, i);
+    res[i] = mr_newton_solve_island(&s, warm, out, &filled);
+    out->iters = res[i].iters > out->iters ? res[i].iters : out->iters;
+    out->residual = mr_maxd(out->residual, res[i].residual);
+    /* an island that failed leaves its rows to pgs, as one stopped short does */
+    int status = res[i].status == MR_SOLVER_FAILED ? MR_SOLVER_MAX_ITER : res[i].status;
+    if (status > out->status) out->status = status;
   }
-  out->status = MR_SOLVER_MAX_ITER;
-  out->residual = INFINITY;
-  for (;;) {
-    if (out->history && out->iters > 0) out->history[out->iters - 1] = res;
-    if (!isfinite(res)) {
-      out->status = out->residual < INFINITY ? MR_SOLVER_MAX_ITER : MR_SOLVER_FAILED;
-      break;
-    }
-    if (res < out->residual) {
-      out->residual = res;
-      mr_newton_finish(&s, out);
-    }
-    if (res <= p->tol) {
-      out->status = MR_SOLVER_CONVERGED;
-      break;
-    }
-    if (out->iters >= p->max_iter) break;
-    /* stalled: MR_NEWTON_STALL iterations without a tenfold gain */
-    if (out->iters % MR_NEWTON_STALL == 0) {
-      if (out->iters > 0 && out->residual > 0.1 * checkpoint) break;
-      checkpoint = out->residual;
-    }
-    double prox;
-    if (mr_newton_outer_due(&s, &prox)) {
-      mr_newton_outer(&s, prox);
-      mr_newton_judge(&s);
-      res = mr_newton_recentred_step(&s);
-    } else {
-      res = mr_newton_step(&s);
-    }
-    out->iters++;
-  }
+  mr_newton_history_tail(out, res, s.isl.n, filled);
   mr_arena_restore(work, mark);
 }

@@ -169,6 +169,8 @@ const mr_solver_info *mr_solver_get(int index);
 
 /* x = A^-1 b with the factor the problem's G was built from (n right-hand sides of nv). */
 void mr_problem_solve_mass(const mr_problem *p, double *x, const double *b, int n);
+/* x = A^-1 x in place over the dofs [lo, hi), a run of whole trees (x elsewhere untouched). */
+void mr_problem_solve_mass_span(const mr_problem *p, double *x, int lo, int hi);
 
 /* Projections shared by the solvers (engine/solver/cone.c). Contact vectors are ordered
  * (normal, t1, t2). */
@@ -182,5 +184,7 @@ int mr_cone_project_jacobian(const double y[3], double mu, double p[3], double d
  * ||lambda_T|| <= mu lambda_N keeping lambda_N (the NCP's "horizontal" projection, the one
  * PGS uses). */
 void mr_project_bounds(const mr_problem *p, double *lambda);
+/* The same for one contact's impulse. */
+void mr_project_contact_bounds(double l[3], double mu);
 
 #endif

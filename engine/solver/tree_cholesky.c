@@ -175,6 +175,15 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
 
 void mr_tree_chol_zero(mr_tree_chol *h) { memset(h->val, 0, h->nval * sizeof(double)); }
 
+void mr_tree_chol_zero_group(mr_tree_chol *h, int c) {
+  for (int q = h->compadr[c]; q < h->compadr[c + 1]; q++) {
+    int t = h->corder[q], nt = mr_tree_size(h, t);
+    memset(h->val + h->diagadr[t], 0, (size_t)nt * (size_t)nt * sizeof(double));
+    for (int e = h->nbadr[t]; e < h->nbadr[t + 1]; e++)
+      memset(h->val + h->blkadr[e], 0, (size_t)mr_tree_size(h, h->nb[e]) * (size_t)nt * sizeof(double));
+  }
+}
+
 /* The block of L holding rows of tree s and columns of tree t (t eliminated first), or NULL
  * when they are not joined. */
 static double *mr_tree_block(const mr_tree_chol *h, int s, int t) {
@@ -310,6 +319,16 @@ int mr_tree_chol_factor(mr_tree_chol *h, double floor) {
   return raised;
 }
 
+int mr_tree_chol_factor_group(mr_tree_chol *h, int c, double floor) {
+  int raised = 0;
+  for (int q = h->compadr[c]; q < h->compadr[c + 1]; q++) {
+    int r = mr_tree_eliminate(h, h->corder[q], floor);
+    if (r < 0) return -1;
+    raised += r;
+  }
+  return raised;
+}
+
 /* x = H^-1 x over the trees order[0..n) (a union of groups, in elimination order). */
 static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *order, int n) {
   for (int p = 0; p < n; p++) { /* L y = x */
@@ -354,6 +373,9 @@ static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *ord
 void mr_tree_chol_solve(const mr_tree_chol *h, double *x) { mr_tree_solve_trees(h, x, h->order, h->ntree); }
 
 void mr_tree_chol_solve_local(const mr_tree_chol *h, double *x, int i) {
-  int c = h->comp[h->tree_of[i]];
+  mr_tree_chol_solve_group(h, x, h->comp[h->tree_of[i]]);
+}
+
+void mr_tree_chol_solve_group(const mr_tree_chol *h, double *x, int c) {
   mr_tree_solve_trees(h, x, h->corder + h->compadr[c], h->compadr[c + 1] - h->compadr[c]);
 }

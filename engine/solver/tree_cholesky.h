@@ -55,6 +55,10 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work);
 
 void mr_tree_chol_zero(mr_tree_chol *h);
 
+/* The blocks of group c (h->comp) alone: an island of a contact problem is such a group,
+ * and a solver that works island by island zeroes, factors and solves one at a time. */
+void mr_tree_chol_zero_group(mr_tree_chol *h, int c);
+
 /* H(i, j) += v for dofs i >= j of one tree (the diagonal block's lower triangle). */
 static inline void mr_tree_chol_add_diag(mr_tree_chol *h, int i, int j, double v) {
   int t = h->tree_of[i], lo = h->tree_adr[t], n = h->tree_adr[t + 1] - lo;
@@ -70,11 +74,17 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
  * -1 for a non-finite entry. */
 int mr_tree_chol_factor(mr_tree_chol *h, double floor);
 
+/* The factor of group c's blocks (as mr_tree_chol_factor, for that group only). */
+int mr_tree_chol_factor_group(mr_tree_chol *h, int c, double floor);
+
 /* x = H^-1 x with the factor. */
 void mr_tree_chol_solve(const mr_tree_chol *h, double *x);
 
 /* x = H^-1 x for an x that is zero outside the group of trees joined to dof i's tree: the
  * solve touches that group only (a contact's column in a pile of bodies). */
 void mr_tree_chol_solve_local(const mr_tree_chol *h, double *x, int i);
+
+/* x = H^-1 x over group c's dofs (x elsewhere untouched). */
+void mr_tree_chol_solve_group(const mr_tree_chol *h, double *x, int c);
 
 #endif

@@ -1,0 +1,132 @@
+/* Islands of a contact problem (islands.h). */
+#include <string.h>
+
+#include "engine/core/arena.h"
+#include "islands.h"
+
+size_t mr_islands_bytes(size_t nv, size_t nrow) {
+  size_t slots = nv + 2; /* groups (at most one per dof) and the dof-less one */
+  return (2 * slots + 5 * (slots + 1) + nv + 2 * nrow + 2) * sizeof(int) + 8 * MR_ALIGN;
+}
+
+/* The group of row i: that of the tree its first nonzero lies in; nogroup for a row that
+ * moves no dof. */
+static int mr_row_group(const mr_problem *p, const mr_tree_chol *h, int i, int nogroup) {
+  if (p->nzadr[i + 1] == p->nzadr[i]) return nogroup;
+  return h->comp[h->tree_of[p->nzind[p->nzadr[i]]]];
+}
+
+static int mr_contact_group(const mr_problem *p, const mr_tree_chol *h, int k, int nogroup) {
+  int i = p->neq + p->nlim + 3 * k;
+  for (int a = 0; a < 3; a++) {
+    int g = mr_row_group(p, h, i + a, nogroup);
+    if (g != nogroup) return g;
+  }
+  return nogroup;
+}
+
+/* Turns per-island counts in adr[1..n] into offsets, and copies them into cursors. */
+static void mr_islands_offsets(int *adr, int *cursor, int n) {
+  adr[0] = 0;
+  for (int i = 0; i < n; i++) adr[i + 1] += adr[i];
+  memcpy(cursor, adr, (size_t)n * sizeof(int));
+}
+
+int mr_islands_build(mr_islands *isl, const mr_problem *p, const mr_tree_chol *h, mr_data *work) {
+  const int ng = h->ncomp + 1, nogroup = h->ncomp, base = p->neq + p->nlim;
+  int *island_of = mr_arena_ints(work, (size_t)ng), *cursor = mr_arena_ints(work, (size_t)ng);
+  isl->group = mr_arena_ints(work, (size_t)ng);
+  int **adrs[] = {&isl->dofadr, &isl->rowadr, &isl->baseadr, &isl->conadr};
+  for (size_t a = 0; a < 4; a++) *adrs[a] = mr_arena_ints(work, (size_t)ng + 1);
+  isl->dof = mr_arena_ints(work, (size_t)p->nv + 1);
+  isl->row = mr_arena_ints(work, (size_t)p->nrow + 1);
+  isl->base = mr_arena_ints(work, (size_t)base + 1);
+  isl->con = mr_arena_ints(work, (size_t)p->ncon + 1);
+  if (!island_of || !cursor || !isl->group || !isl->dofadr || !isl->rowadr || !isl->baseadr ||
+      !isl->conadr || !isl->dof || !isl->row || !isl->base || !isl->con)
+    return -1;
+  /* islands in the order their first row appears */
+  for (int g = 0; g < ng; g++) island_of[g] = -1;
+  isl->n = 0;
+  for (int b = 0; b < base + p->ncon; b++) {
+    int g = b < base ? mr_row_group(p, h, b, nogroup) : mr_contact_group(p, h, b - base, nogroup);
+    if (island_of[g] >= 0) continue;
+    island_of[g] = isl->n;
+    isl->group[isl->n++] = g == nogroup ? -1 : g;
+  }
+  const int n = isl->n;
+  for (size_t a = 0; a < 4; a++) memset(*adrs[a], 0, ((size_t)n + 1) * sizeof(int));
+  for (int i = 0; i < base; i++) {
+    int s = island_of[mr_row_group(p, h, i, nogroup)];
+    isl->baseadr[s + 1]++;
+    isl->rowadr[s + 1]++;
+  }
+  for (int k = 0; k < p->ncon; k++) {
+    int s = island_of[mr_contact_group(p, h, k, nogroup)];
+    isl->conadr[s + 1]++;
+    isl->rowadr[s + 1] += 3;
+  }
+  for (int s = 0; s < n; s++) {
+    int g = isl->group[s];
+    if (g < 0) continue;
+    for (int q = h->compadr[g]; q < h->compadr[g + 1]; q++) {
+      int t = h->corder[q];
+      isl->dofadr[s + 1] += h->tree_adr[t + 1] - h->tree_adr[t];
+    }
+  }
+  /* dofs tree by tree */
+  mr_islands_offsets(isl->dofadr, cursor, n);
+  for (int s = 0; s < n; s++) {
+    int g = isl->group[s];
+    for (int q = g < 0 ? 0 : h->compadr[g]; g >= 0 && q < h->compadr[g + 1]; q++)
+      for (int t = h->corder[q], i = h->tree_adr[t]; i < h->tree_adr[t + 1]; i++) isl->dof[cursor[s]++] = i;
+  }
+  /* equality and limit rows, then contacts: rows take the same order */
+  mr_islands_offsets(isl->rowadr, cursor, n);
+  for (int i = 0; i < base; i++) isl->row[cursor[island_of[mr_row_group(p, h, i, nogroup)]]++] = i;
+  for (int k = 0; k < p->ncon; k++) {
+    int s = island_of[mr_contact_group(p, h, k, nogroup)];
+    for (int a = 0; a < 3; a++) isl->row[cursor[s]++] = base + 3 * k + a;
+  }
+  mr_islands_offsets(isl->baseadr, cursor, n);
+  for (int i = 0; i < base; i++) isl->base[cursor[island_of[mr_row_group(p, h, i, nogroup)]]++] = i;
+  mr_islands_offsets(isl->conadr, cursor, n);
+  for (int k = 0; k < p->ncon; k++) isl->con[cursor[island_of[mr_contact_group(p, h, k, nogroup)]]++] = k;
+  return 0;
+}
+
+/* Row j's column of A^-1 J^T over the island's dofs into x (x zero there on entry). */
+static void mr_island_mass_column(const mr_problem *p, const int *dof, int ndof, int j, double *x) {
+  for (int t = p->nzadr[j]; t < p->nzadr[j + 1]; t++) x[p->nzind[t]] = p->J[t];
+  for (int a = 0; a < ndof;) { /* runs of consecutive dofs: whole trees */
+    int lo = dof[a], hi = lo + 1;
+    for (a++; a < ndof && dof[a] == hi; a++) hi++;
+    mr_problem_solve_mass_span(p, x, lo, hi);
+  }
+}
+
+int mr_island_dual(const mr_islands *isl, int i, const mr_problem *p, mr_problem *q, mr_data *work) {
+  const int *row = isl->row + isl->rowadr[i], *dof = isl->dof + isl->dofadr[i];
+  const int n = isl->rowadr[i + 1] - isl->rowadr[i], ndof = isl->dofadr[i + 1] - isl->dofadr[i];
+  const int nbase = isl->baseadr[i + 1] - isl->baseadr[i], ncon = isl->conadr[i + 1] - isl->conadr[i];
+  double *G = mr_arena_doubles(work, (size_t)n * (size_t)n + 1), *g = mr_arena_doubles(work, (size_t)n + 1);
+  double *diag = mr_arena_doubles(work, (size_t)n + 1), *mu = mr_arena_doubles(work, (size_t)ncon + 1);
+  double *x = mr_arena_doubles(work, (size_t)p->nv + 1);
+  if (!G || !g || !diag || !mu || !x) return -1;
+  for (int b = 0; b < n; b++) {
+    for (int a = 0; a < ndof; a++) x[dof[a]] = 0;
+    mr_island_mass_column(p, dof, ndof, row[b], x);
+    for (int a = 0; a < n; a++) G[(size_t)a * n + b] = mr_problem_row_dot(p, row[a], x);
+  }
+  for (int a = 0; a < n; a++) {
+    g[a] = p->g[row[a]];
+    diag[a] = G[(size_t)a * n + a];
+  }
+  int neq = 0;
+  for (int a = 0; a < nbase; a++) neq += isl->base[isl->baseadr[i] + a] < p->neq;
+  for (int a = 0; a < ncon; a++) mu[a] = p->mu[isl->con[isl->conadr[i] + a]];
+  *q = (mr_problem){.nv = p->nv, .nrow = n, .neq = neq, .nlim = nbase - neq, .ncon = ncon,
+                    .dt = p->dt, .G = G, .g = g, .Gdiag = diag, .mu = mu, .m = p->m, .d = p->d,
+                    .tol = p->tol, .max_iter = p->max_iter};
+  return 0;
+}

@@ -1,0 +1,83 @@
+/* The newton solver's state, shared by its files (internal to engine/solver): newton.c
+ * (the method, islands, line search) and newton_matrix.c (Newton's matrix: assembly,
+ * factor, solves). newton.c's header comment describes the method. */
+#ifndef MR_NEWTON_H
+#define MR_NEWTON_H
+
+#include "islands.h"
+#include "solver.h"
+#include "tree_cholesky.h"
+
+/* Zones of a block: no impulse, inside (sticking / active limit / bilateral), sliding. */
+enum { MR_ZONE_OFF = 0, MR_ZONE_IN = 1, MR_ZONE_SLIDE = 2 };
+
+typedef struct mr_newton {
+  const mr_problem *p;
+  const mr_model *m;
+  const mr_data *d;
+  mr_data *work;    /* the arena */
+  int nv, base;
+  /* the island being solved: its group in H (-1: rows that move no dof), dofs, rows (all,
+   * then the equality and limit rows alone) and contacts */
+  int island, group, ndof, nrow, nbase, ncon;
+  const int *dof, *row, *brow, *con;
+  double *r;        /* nrow: proximal weights */
+  double *bias;     /* nrow: g - J v_free */
+  double *center;   /* nrow: lambda_c */
+  double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
+  double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
+                              are combined, not multiplied again */
+  double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
+  double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
+  double *slip;     /* 2 per contact: mu e of a sliding one */
+  unsigned char *zone, *zone_factored, *zone_outer; /* per block */
+  int factored;     /* H holds the factor for zone_factored, every block constant there */
+  double eps, last_prox;
+  double merit;     /* m(v) at the current point */
+  double alpha;
+  mr_tree_chol H;
+  mr_islands isl;
+  int *cols;        /* assembly: a block's columns */
+  double *W, *Jk;
+  int maxslide;     /* the Woodbury correction: */
+  int *slide, *piv; /* its contacts, pivots, */
+  double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
+  double *kinks;    /* up to 2 per block: step lengths in (0, 1) where a block changes zone */
+  int nkink;
+} mr_newton;
+
+static inline double *mr_newton_Dc(const mr_newton *s, int k) { return s->D + s->base + 9 * k; }
+
+/* The island's blocks: its equality and limit rows, then its contacts. */
+static inline int mr_newton_nblock(const mr_newton *s) { return s->nbase + s->ncon; }
+static inline int mr_newton_block(const mr_newton *s, int a) {
+  return a < s->nbase ? s->brow[a] : s->base + s->con[a - s->nbase];
+}
+
+static inline void mr_newton_zones_copy(const mr_newton *s, unsigned char *to, const unsigned char *from) {
+  for (int a = 0; a < mr_newton_nblock(s); a++) to[mr_newton_block(s, a)] = from[mr_newton_block(s, a)];
+}
+
+static inline int mr_newton_zones_equal(const mr_newton *s, const unsigned char *x, const unsigned char *y) {
+  for (int a = 0; a < mr_newton_nblock(s); a++)
+    if (x[mr_newton_block(s, a)] != y[mr_newton_block(s, a)]) return 0;
+  return 1;
+}
+
+/* to = from over the island's dofs (rows: mr_newton_copy_rows). */
+static inline void mr_newton_copy_dofs(const mr_newton *s, double *to, const double *from) {
+  for (int a = 0; a < s->ndof; a++) to[s->dof[a]] = from[s->dof[a]];
+}
+
+static inline void mr_newton_copy_rows(const mr_newton *s, double *to, const double *from) {
+  for (int a = 0; a < s->nrow; a++) to[s->row[a]] = from[s->row[a]];
+}
+
+/* newton_matrix.c: the symmetric part of Newton's matrix over the island, assembled and
+ * factored (0, -1 on a failed factorization); whether the factor is the current point's;
+ * dir = H^-1 dir with the sliding contacts' rank-one terms. */
+int mr_newton_factor(mr_newton *s);
+int mr_newton_factor_valid(const mr_newton *s);
+void mr_newton_solve(mr_newton *s);
+
+#endif
