@@ -431,7 +431,7 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double 
                        .history = d->solver_history, .history_cap = MR_MAX_ITER_CAP};
   double start = mr_seconds();
   solver->solve(&p, &out, d);
-  if (solver->primal && out.status == MR_SOLVER_MAX_ITER &&
+  if (solver->primal && out.status == MR_SOLVER_MAX_ITER && !out.pgs_done &&
       mr_solver_fallback(m, d, r, &p, warm, &out))
     out.status = MR_SOLVER_FAILED;
   d->metrics.solver_time = mr_seconds() - start;

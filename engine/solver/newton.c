@@ -600,6 +600,7 @@ static void mr_newton_finish(const mr_newton *s, mr_solver_out *out) {
 typedef struct mr_newton_result {
   int iters, status;
   double residual;
+  int pgs_done; /* the island went through pgs (mr_newton_island_pgs) */
 } mr_newton_result;
 
 /* The island's residual after iteration `iter` (1-based) into the history, which holds the
@@ -659,7 +660,7 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
 static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, mr_solver_out *out,
                                                int *filled) {
   const mr_problem *p = s->p;
-  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY};
+  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
   if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
   double res = mr_newton_start(s, warm), res_warm = res, checkpoint = INFINITY;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
@@ -704,8 +705,10 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
     }
     r.iters++;
   }
-  if (r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter && mr_newton_island_pgs(s, warm, out, &r) < 0)
-    r.status = MR_SOLVER_FAILED;
+  if (r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
+    if (mr_newton_island_pgs(s, warm, out, &r) < 0) r.status = MR_SOLVER_FAILED;
+    else r.pgs_done = 1;
+  }
   mr_newton_history(out, r.iters, r.residual, filled);
   /* stopped short: pgs takes the step from here, and from the warm start where Newton
    * left an island worse than it found it */
@@ -746,6 +749,7 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   if (out->dv) memset(out->dv, 0, (size_t)p->nv * sizeof(double));
   out->status = MR_SOLVER_CONVERGED;
   out->residual = 0;
+  out->pgs_done = 1;
   int filled = 0;
   for (int i = 0; i < s.isl.n; i++) {
     mr_newton_island(&s, i);
@@ -755,6 +759,7 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
     /* an island that failed leaves its rows to pgs, as one stopped short does */
     int status = res[i].status == MR_SOLVER_FAILED ? MR_SOLVER_MAX_ITER : res[i].status;
     if (status > out->status) out->status = status;
+    if (res[i].status != MR_SOLVER_CONVERGED && !res[i].pgs_done) out->pgs_done = 0;
   }
   mr_newton_history_tail(out, res, s.isl.n, filled);
   mr_arena_restore(work, mark);

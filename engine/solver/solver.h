@@ -99,6 +99,9 @@ typedef struct mr_solver_out {
   int iters;        /* iterations done */
   int status;       /* mr_solver_status */
   double residual;  /* the solver's own stopping measure at exit */
+  int pgs_done;     /* out, primal solvers: every part they stopped short on has been through
+                       pgs already (newton's islands), so the constraint stage's pgs
+                       fallback has nothing to add */
 } mr_solver_out;
 
 /* J_i . x over row i's nonzeros. */
