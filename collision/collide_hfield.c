@@ -3,7 +3,8 @@
  * base is a convex prism, and each prism meets the geom through the general convex path
  * (collide_convex.c: minimum translation and a face-clipped manifold). The points of all
  * prisms are reduced to MR_MAX_MANIFOLD: the deepest, then the corners of the support
- * polygon, then the widest spread (hf_reduce).
+ * polygon, then the widest spread; a planar patch keeps its corners only (mr_manifold_thin,
+ * MR_THIN_CORNERS).
  *
  * A prism's side walls are not the terrain's surface where a neighbouring prism stands
  * against them. A box resting across a cell boundary overlaps the next prism by a sliver,
@@ -25,7 +26,7 @@
 #include "shape.h"
 
 /* Points gathered from the prisms before the reduction. */
-#define MR_HFIELD_POINTS 96
+#define MR_HFIELD_POINTS MR_THIN_CAP
 
 typedef struct hf_prism {
   double vert[6][3]; /* local to the centroid: top three, then bottom three */
@@ -144,113 +145,6 @@ static int hf_duplicate(const mr_contact_point *pts, int n, const mr_contact_poi
   return 0;
 }
 
-/* Where the reduction starts: the deepest point, unless others are as deep (a flat face on
- * flat ground, whose points are all equally deep to round-off); then the one of those
- * farthest from the points' centroid, a corner of the support polygon. Starting from the
- * round-off's choice, the kept points would change from step to step. */
-static int hf_first_point(const mr_contact_point *pts, int n) {
-  double deepest = HUGE_VAL, center[3] = {0, 0, 0};
-  for (int i = 0; i < n; i++) {
-    deepest = fmin(deepest, pts[i].dist);
-    mr_addscl3(center, pts[i].pos, 1.0 / n);
-  }
-  double tol = 1e-9 + 1e-3 * fabs(deepest), far = -1;
-  int first = 0;
-  for (int i = 0; i < n; i++) {
-    if (pts[i].dist > deepest + tol) continue;
-    double r[3];
-    mr_sub3(r, pts[i].pos, center);
-    if (mr_dot3(r, r) > far + 1e-18) far = mr_dot3(r, r), first = i;
-  }
-  return first;
-}
-
-/* Marks the points on the convex hull of the set seen along the mean normal (Andrew's
- * monotone chain on their projections): the corners of the support polygon. */
-static void hf_mark_hull(const mr_contact_point *pts, int n, unsigned char *hull) {
-  double nm[3] = {0, 0, 0}, u[3], v[3], xy[MR_HFIELD_POINTS][2];
-  int order[MR_HFIELD_POINTS], chain[2 * MR_HFIELD_POINTS];
-  for (int i = 0; i < n; i++) mr_add3(nm, nm, pts[i].normal);
-  if (mr_normalize3(nm) < 1e-12) nm[2] = 1;
-  double frame[9];
-  mr_contact_frame_default(nm, frame);
-  mr_copy3(u, frame + 3);
-  mr_copy3(v, frame + 6);
-  for (int i = 0; i < n; i++) {
-    xy[i][0] = mr_dot3(pts[i].pos, u), xy[i][1] = mr_dot3(pts[i].pos, v);
-    order[i] = i;
-    hull[i] = 0;
-  }
-  for (int i = 1; i < n; i++) /* insertion sort by x, then y (n is small) */
-    for (int j = i; j > 0; j--) {
-      const double *a = xy[order[j - 1]], *b = xy[order[j]];
-      if (a[0] < b[0] || (a[0] == b[0] && a[1] <= b[1])) break;
-      int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
-    }
-  int k = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    int start = k;
-    for (int q = 0; q < n; q++) {
-      int i = order[pass ? n - 1 - q : q];
-      while (k >= start + 2) {
-        const double *a = xy[chain[k - 2]], *b = xy[chain[k - 1]];
-        double ab[2] = {b[0] - a[0], b[1] - a[1]}, ai[2] = {xy[i][0] - a[0], xy[i][1] - a[1]};
-        double cross = ab[0] * ai[1] - ab[1] * ai[0];
-        /* points on an edge, to round-off relative to its length, are not corners */
-        if (cross > 1e-9 * (hypot(ab[0], ab[1]) * hypot(ai[0], ai[1])) + 1e-300) break;
-        k--;
-      }
-      chain[k++] = i;
-    }
-  }
-  for (int i = 0; i < k; i++) hull[chain[i]] = 1;
-}
-
-/* Whether every point has the same normal (to a tilt of a resting body): a planar patch, whose depth varies linearly
- * between the corners of the support polygon. */
-static int hf_planar(const mr_contact_point *pts, int n) {
-  for (int i = 1; i < n; i++)
-    if (mr_dot3(pts[i].normal, pts[0].normal) < 1 - 1e-6) return 0; /* within 1.4 mrad */
-  return 1;
-}
-
-/* Keeps at most MR_MAX_MANIFOLD of n points: the first point, then the support polygon's
- * corners, then the rest, each time the one farthest from those already kept. A planar
- * patch keeps its corners only, as a plane would give them: points inside it add nothing
- * a rigid contact needs, and to a compliant one they make the side with more cell edges
- * under it stiffer, so that a box rests tilted. */
-static int hf_reduce(mr_contact_point *pts, int n) {
-  if (n <= 2) return n;
-  unsigned char hull[MR_HFIELD_POINTS], kept[MR_HFIELD_POINTS] = {0};
-  double mind[MR_HFIELD_POINTS];
-  hf_mark_hull(pts, n, hull);
-  if (hf_planar(pts, n)) {
-    int k = 0;
-    for (int i = 0; i < n; i++)
-      if (hull[i]) pts[k] = pts[i], hull[k++] = 1;
-    n = k;
-  }
-  if (n <= MR_MAX_MANIFOLD) return n;
-  mr_contact_point out[MR_MAX_MANIFOLD];
-  int next = hf_first_point(pts, n);
-  for (int i = 0; i < n; i++) mind[i] = HUGE_VAL;
-  for (int k = 0; k < MR_MAX_MANIFOLD; k++) {
-    out[k] = pts[next];
-    kept[next] = 1;
-    int best = -1;
-    for (int i = 0; i < n; i++) {
-      if (kept[i]) continue;
-      double r[3];
-      mr_sub3(r, pts[i].pos, pts[next].pos);
-      mind[i] = fmin(mind[i], mr_dot3(r, r));
-      if (best < 0 || hull[i] > hull[best] || (hull[i] == hull[best] && mind[i] > mind[best])) best = i;
-    }
-    next = best;
-  }
-  memcpy(pts, out, sizeof out);
-  return MR_MAX_MANIFOLD;
-}
-
 /* The geom in the heightfield's frame, and its bounding box there. */
 static void hf_geom_local(const mr_shape *a, const mr_shape *b, mr_shape *bl, double lo[3],
                           double hi[3]) {
@@ -325,7 +219,7 @@ int mr_collide_hfield(const mr_model *m, const mr_shape *a, const mr_shape *b, d
   for (int r = r0; r < r1; r++)
     for (int c = c0; c < c1; c++)
       for (int tri = 0; tri < 2; tri++) n = hf_prism_contacts(&h, r, c, tri, &bl, lo[2], margin, pts, n);
-  n = hf_reduce(pts, n);
+  n = mr_manifold_thin(pts, n, MR_MAX_MANIFOLD, MR_THIN_CORNERS, b->rbound);
   for (int i = 0; i < n; i++) { /* back to the world frame */
     double p[3], nrm[3];
     mr_shape_to_world(a, p, pts[i].pos);

@@ -136,10 +136,10 @@ int mr_collide_plane_mesh(const mr_shape *a, const mr_shape *b, double margin,
     mr_shape_to_world(b, p, l);
     double hgt = mr_plane_height(a, n, p);
     if (hgt > margin) continue;
-    if (cnt == CAP) cnt = mr_manifold_reduce(buf, cnt, MR_MAX_MANIFOLD);
+    if (cnt == CAP) cnt = mr_manifold_thin(buf, cnt, MR_MAX_MANIFOLD, MR_THIN_SPREAD, 0);
     cnt += mr_plane_point(n, p, hgt, margin, k, buf + cnt);
   }
-  cnt = mr_manifold_reduce(buf, cnt, MR_MAX_MANIFOLD);
+  cnt = mr_manifold_thin(buf, cnt, MR_MAX_MANIFOLD, MR_THIN_SPREAD, 0);
   for (int i = 0; i < cnt; i++) out[i] = buf[i];
   return cnt;
 }

@@ -11,7 +11,7 @@
  * is clipped by the reference's side planes (Sutherland-Hodgman; a reference segment clips
  * by its two end planes). Each clipped point's signed
  * distance is its height above the reference support plane; points within the margin are
- * kept and reduced to MR_FACE_MANIFOLD (mr_manifold_reduce_area).
+ * kept and reduced to MR_FACE_MANIFOLD by area (mr_manifold_thin, MR_THIN_AREA).
  *
  * Feature ids: an incident vertex keeps its shape-local id (box corner, hull vertex, rim
  * point, capsule end); a point made by clipping is 0x10000 | ref vertex << 8 | inc vertex,
@@ -22,7 +22,7 @@
 #include "shape.h"
 
 #define MR_FEAT_CAP 32  /* vertices of one support feature */
-#define MR_CLIP_CAP 96  /* vertices of a clipped polygon */
+#define MR_CLIP_CAP MR_THIN_CAP /* vertices of a clipped polygon */
 
 typedef struct mr_feature {
   double p[MR_FEAT_CAP][3];
@@ -276,113 +276,7 @@ int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_poin
     mr_point_set(pts + cnt, pa, n, dist, res.id[i] | (ref_is_a ? 0 : 0x100000));
     cnt++;
   }
-  cnt = mr_manifold_reduce_area(pts, cnt, n, fmax(rs->rbound, 1e-6));
+  cnt = mr_manifold_thin(pts, cnt, MR_FACE_MANIFOLD, MR_THIN_AREA, fmax(rs->rbound, 1e-6));
   for (int i = 0; i < cnt; i++) out[i] = pts[i];
   return cnt;
-}
-
-/* Twice the signed area of triangle (a, b, c) seen along n. */
-static double mr_area2(const double a[3], const double b[3], const double c[3], const double n[3]) {
-  double e[3], f[3], x[3];
-  mr_sub3(e, b, a);
-  mr_sub3(f, c, a);
-  mr_cross3(x, e, f);
-  return mr_dot3(x, n);
-}
-
-/* Is value v (tie-break w, point id) better than the best so far? Larger wins; values within
- * tol of each other are a tie, won by the larger w, then by the smaller feature id, so that
- * round-off cannot swap the chosen points of a symmetric polygon from one step to the next. */
-static int mr_better(double v, double w, int id, double best, double best_w, int best_id,
-                     double tol) {
-  if (v > best + tol) return 1;
-  if (v < best - tol) return 0;
-  if (w > best_w + tol) return 1;
-  return w >= best_w - tol && id < best_id;
-}
-
-static void mr_point_swap(mr_contact_point *pts, int i, int j) {
-  mr_contact_point t = pts[i];
-  pts[i] = pts[j];
-  pts[j] = t;
-}
-
-int mr_manifold_reduce_area(mr_contact_point *pts, int n, const double normal[3], double scale) {
-  if (n <= MR_FACE_MANIFOLD) return n;
-  double score[MR_CLIP_CAP], radius[MR_CLIP_CAP], c[3] = {0, 0, 0};
-  int cap = n < MR_CLIP_CAP ? n : MR_CLIP_CAP;
-  /* Equally deep points (two faces lying flat) tie on depth: the one farthest from the
-   * centroid wins, a corner of the polygon. Two nearly aligned squares clip to an octagon
-   * whose extra points sit anywhere along the nearly parallel edges (their crossing is
-   * ill-conditioned); started from one of those, the chosen corners swapped from step to
-   * step, each swap a contact without warm start. */
-  for (int k = 0; k < cap; k++) mr_addscl3(c, pts[k].pos, 1.0 / cap);
-  for (int k = 0; k < cap; k++) {
-    double r[3];
-    mr_sub3(r, pts[k].pos, c);
-    radius[k] = mr_norm3(r);
-  }
-  for (int slot = 0; slot < MR_FACE_MANIFOLD; slot++) {
-    /* the score of each remaining point for this slot: depth, then distance from the
-     * deepest, then the triangle's area, then the area the point adds to the triangle */
-    for (int k = slot; k < cap; k++) {
-      const double *p = pts[k].pos;
-      if (slot == 0) {
-        score[k] = -pts[k].dist;
-      } else if (slot == 1) {
-        double r[3];
-        mr_sub3(r, p, pts[0].pos);
-        score[k] = mr_norm3(r);
-      } else if (slot == 2) {
-        score[k] = fabs(mr_area2(pts[0].pos, pts[1].pos, p, normal));
-      } else {
-        /* outside the triangle, the hull grows by the triangles p makes with the edges it
-         * sees (oriented counter-clockwise, an edge is seen from p when (a, b, p) turns
-         * clockwise) */
-        double s = mr_area2(pts[0].pos, pts[1].pos, pts[2].pos, normal) < 0 ? -1 : 1, add = 0;
-        for (int e = 0; e < 3; e++)
-          add += fmax(0.0, -s * mr_area2(pts[e].pos, pts[(e + 1) % 3].pos, p, normal));
-        score[k] = add;
-      }
-    }
-    double tol = 1e-9 * (slot < 2 ? scale : scale * scale); /* a length, then an area */
-    int best = slot;
-    for (int k = slot + 1; k < cap; k++)
-      if (mr_better(score[k], radius[k], pts[k].feature, score[best], radius[best],
-                    pts[best].feature, tol))
-        best = k;
-    mr_point_swap(pts, slot, best);
-    double t = radius[slot];
-    radius[slot] = radius[best];
-    radius[best] = t;
-  }
-  return MR_FACE_MANIFOLD;
-}
-
-int mr_manifold_reduce(mr_contact_point *pts, int n, int keep) {
-  if (n <= keep) return n;
-  int best = 0; /* deepest first */
-  for (int i = 1; i < n; i++)
-    if (pts[i].dist < pts[best].dist) best = i;
-  mr_contact_point t = pts[0]; pts[0] = pts[best]; pts[best] = t;
-  double mind[MR_CLIP_CAP];
-  int cap = n < MR_CLIP_CAP ? n : MR_CLIP_CAP;
-  for (int i = 1; i < cap; i++) {
-    double r[3];
-    mr_sub3(r, pts[i].pos, pts[0].pos);
-    mind[i] = mr_dot3(r, r);
-  }
-  for (int k = 1; k < keep; k++) { /* then the point farthest from those kept */
-    int far = k;
-    for (int i = k + 1; i < cap; i++)
-      if (mind[i] > mind[far]) far = i;
-    t = pts[k]; pts[k] = pts[far]; pts[far] = t;
-    double md = mind[k]; mind[k] = mind[far]; mind[far] = md;
-    for (int i = k + 1; i < cap; i++) {
-      double r[3];
-      mr_sub3(r, pts[i].pos, pts[k].pos);
-      mind[i] = fmin(mind[i], mr_dot3(r, r));
-    }
-  }
-  return keep;
 }

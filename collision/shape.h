@@ -106,18 +106,25 @@ int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[
  * clipped contact polygon; returns their number, or 0 to keep the single point. */
 int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
                      double margin, mr_contact_point *out);
-/* Keeps at most keep of n points: the deepest, then greedily the farthest from those kept
- * (widest spread). Order is deterministic. Returns the new count. */
-int mr_manifold_reduce(mr_contact_point *pts, int n, int keep);
-/* Keeps at most MR_FACE_MANIFOLD of n points of one contact polygon (normal n, length scale
- * `scale` for the tie tolerances): the deepest, the farthest from it, the one making the
- * largest triangle with those two, and the one adding the most area to that triangle.
- * Returns the new count.
+/* manifold_thin.c: keeps at most budget of n points (n <= MR_THIN_CAP) of one contact, in
+ * the order chosen: the deepest, then each time the one spreading the kept set most (the
+ * farthest from it; MR_THIN_AREA: the one adding the most area to its polygon); ties go to
+ * the point farther from the centroid, then the smaller feature id, so the choice holds
+ * from step to step; scores within 1e-9 of scale (the shapes' size; its square for areas)
+ * are ties of round-off (0: exact comparisons, equal scores kept by the earlier point: the plane-mesh path's
+ * rule).
+ * MR_THIN_CORNERS: the support polygon's corners before other points,
+ * a planar patch keeps its corners only (even within the budget), and depths within 0.1%
+ * of the deepest tie (a heightfield's points come from one convex solve per prism).
+ * Returns the count.
  *
- * Four points are what a face resting on a face needs (MuJoCo keeps four for a box on a
- * box): every rigid support polygon is spanned by its extreme points, and more points only
- * add redundant rows whose sticking solution is not unique. Up to eight clipped points of
- * two yawed or slightly tilted boxes made the soft and sap five-box stacks walk 5 mm. */
-int mr_manifold_reduce_area(mr_contact_point *pts, int n, const double normal[3], double scale);
+ * Clipped faces keep MR_FACE_MANIFOLD by area: four points are what a face resting on a
+ * face needs (MuJoCo keeps four for a box on a box); every rigid support polygon is spanned
+ * by its extreme points, and more points only add redundant rows whose sticking solution
+ * is not unique. Up to eight clipped points of two yawed or slightly tilted boxes made the
+ * soft and sap five-box stacks walk 5 mm. */
+#define MR_THIN_CAP 96
+enum { MR_THIN_SPREAD = 0, MR_THIN_AREA = 1, MR_THIN_CORNERS = 2 };
+int mr_manifold_thin(mr_contact_point *pts, int n, int budget, int rule, double scale);
 
 #endif

@@ -13,29 +13,21 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 #define PI 3.14159265358979323846
 
-static char xml_path[256];
-
 static mr_model *load_pair(void) {
-  snprintf(xml_path, sizeof xml_path, "/tmp/moreau_test_box_box_%d.xml", (int)getpid());
-  mr_test_write_file(xml_path,
-                     "<mujoco>\n"
-                     " <worldbody>\n"
-                     "  <body name='lo'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
-                     "  <body name='hi'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
-                     " </worldbody>\n"
-                     "</mujoco>\n");
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(xml_path, &opt, err, sizeof err);
-  MR_REQUIRE_MSG(m != NULL, "%s", err);
+  mr_model *m = mr_test_load_xml("<mujoco>\n"
+                                 " <worldbody>\n"
+                                 "  <body name='lo'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+                                 "  <body name='hi'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n"
+                                 " </worldbody>\n"
+                                 "</mujoco>\n");
+  MR_REQUIRE(m != NULL);
   return m;
 }
 
@@ -145,11 +137,8 @@ static void test_tilted_faces(const mr_model *m, mr_data *d, int tilted) {
 }
 
 static void test_soft_stack(void) {
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(MOREAU_SOURCE_DIR "/models/stack5.xml", &opt, err, sizeof err);
-  MR_REQUIRE_MSG(m != NULL, "%s", err);
+  mr_model *m = mr_test_load(MR_TEST_MODEL("stack5.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   d->opt.solver = mr_solver_find("soft");
@@ -179,7 +168,6 @@ int main(void) {
   test_tilted_faces(m, d, 1);
   mr_data_free(d);
   mr_model_free(m);
-  remove(xml_path);
   test_soft_stack();
   MR_TEST_END();
 }

@@ -10,6 +10,7 @@
 
 #include "mr_test.h"
 #include "moreau.h"
+#include "mr_test_model.h"
 #include "collision/narrowphase.h"
 
 static char tmpdir[256];
@@ -25,13 +26,7 @@ static const char *write_file(const char *name, const char *text) {
 }
 
 static mr_model *load_mode(const char *path, const char *srdf, int self_collision) {
-  char err[1024] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  opt.srdf = srdf;
-  opt.self_collision = self_collision;
-  mr_model *m = mr_model_load(path, &opt, err, (int)sizeof err);
-  if (!m) fprintf(stderr, "load %s: %s\n", path, err);
+  mr_model *m = mr_test_load(path, &(mr_load_options){.srdf = srdf, .self_collision = self_collision});
   MR_REQUIRE(m);
   return m;
 }

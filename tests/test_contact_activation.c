@@ -14,14 +14,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 #define PI 3.14159265358979323846
-
-static char xml_path[256];
 
 /* Every body starts where its geom touches the one below it exactly; the values are exact
  * in binary (multiples of 1/8), so dist is 0 without round-off. Bodies are far apart in x
@@ -70,14 +68,8 @@ static int pair_contacts(const mr_model *m, const mr_data *d, const char *a, con
 }
 
 static void test_touching(void) {
-  snprintf(xml_path, sizeof xml_path, "/tmp/moreau_test_contact_activation_%d.xml", (int)getpid());
-  mr_test_write_file(xml_path, touching_xml);
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(xml_path, &opt, err, sizeof err);
-  remove(xml_path);
-  MR_REQUIRE_MSG(m != NULL, "%s", err);
+  mr_model *m = mr_test_load_xml(touching_xml);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   mr_kinematics(m, d);
@@ -99,17 +91,9 @@ static void test_touching(void) {
   mr_model_free(m);
 }
 
-static mr_model *load(const char *path) {
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_REQUIRE_MSG(m != NULL, "%s: %s", path, err);
-  return m;
-}
-
 static void test_stack_start(void) {
-  mr_model *m = load(MOREAU_SOURCE_DIR "/models/stack5.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("stack5.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   d->opt.timestep = 0.01;
@@ -129,7 +113,8 @@ static void test_stack_start(void) {
 }
 
 static void test_incline_glide(void) {
-  mr_model *m = load(MOREAU_SOURCE_DIR "/bench/scenes/incline_slide.xml");
+  mr_model *m = mr_test_load(MOREAU_SOURCE_DIR "/bench/scenes/incline_slide.xml", NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   d->opt.solver = mr_solver_find("sap");

@@ -11,24 +11,9 @@
 
 #include "mr_test.h"
 #include "moreau.h"
+#include "mr_test_model.h"
 
 static char tmpdir[256];
-
-static mr_model *load_text(const char *xml) {
-  char path[512], err[1024] = "";
-  snprintf(path, sizeof path, "%s/m.xml", tmpdir);
-  FILE *f = fopen(path, "w");
-  MR_REQUIRE(f);
-  fputs(xml, f);
-  fclose(f);
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, (int)sizeof err);
-  if (!m) fprintf(stderr, "%s\n", err);
-  MR_REQUIRE(m);
-  unlink(path);
-  return m;
-}
 
 static const char *box_on_plane =
     "<mujoco><option timestep='0.002'/><worldbody><geom name='floor' type='plane' size='5 5 .1'/>"
@@ -87,7 +72,8 @@ static int ids_distinct(const mr_data *d) {
 }
 
 static void test_resting_box(void) {
-  mr_model *m = load_text(box_on_plane);
+  mr_model *m = mr_test_load_xml(box_on_plane);
+  MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   d->opt.disable |= MR_DISABLE_GRAVITY;
   int bad = step_and_compare(m, d, 100, 0, 4);
@@ -123,7 +109,8 @@ static void test_resting_box(void) {
 /* Sliding at 5 cm/s and turning at 0.5 rad/s about the vertical: every step moves the
  * corners by ~0.1 mm; ids stay, and the normal never changes so neither does the frame. */
 static void test_sliding_box(void) {
-  mr_model *m = load_text(box_on_plane);
+  mr_model *m = mr_test_load_xml(box_on_plane);
+  MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   d->opt.disable |= MR_DISABLE_GRAVITY;
   d->qvel[0] = 0.05;
@@ -140,10 +127,11 @@ static void test_sliding_box(void) {
  * follows it (last step's t1 projected on the new normal's plane), so it changes only by
  * about that much from step to step and stays orthonormal and right-handed. */
 static void test_turning_normal(void) {
-  mr_model *m = load_text(
+  mr_model *m = mr_test_load_xml(
       "<mujoco><option timestep='0.002'/><worldbody><geom type='sphere' size='.1'/>"
       "<body pos='0 0 0.199'><freejoint/><geom type='sphere' size='.1'/></body>"
       "</worldbody></mujoco>");
+  MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   d->opt.disable |= MR_DISABLE_GRAVITY;
   d->qvel[0] = 0.02;
@@ -164,7 +152,8 @@ static void test_turning_normal(void) {
 /* With gravity and the default solver, last step's impulses are the warm start: once the
  * box has settled, each step's solve starts at the answer. */
 static void test_warm_start(void) {
-  mr_model *m = load_text(box_on_plane);
+  mr_model *m = mr_test_load_xml(box_on_plane);
+  MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   long iters = 0;
   for (int s = 0; s < 200; s++) {

@@ -15,6 +15,7 @@
 #include "moreau.h"
 #include "mr_corpus.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 static const char *const LEGGED[] = {
     "solo_description/robots/solo.urdf",          "solo_description/robots/solo12.urdf",
@@ -24,13 +25,9 @@ static const char *const LEGGED[] = {
 enum { NLEGGED = sizeof LEGGED / sizeof LEGGED[0] };
 
 static mr_model *load(const char *path, mr_load_options opt) {
-  char err[2048];
   opt.package_path = MR_CORPUS_PACKAGES;
-  opt.quiet = 1;
   opt.meshes = MR_MESHES_COLLISION;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s: %s", mr_corpus_shown(path), err);
-  return m;
+  return mr_test_load(path, &opt);
 }
 
 /* ------------------------------------------------------------------ standing */

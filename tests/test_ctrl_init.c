@@ -12,6 +12,7 @@
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 #include "engine/record/recording.h"
 
 #define PENDULUM MOREAU_SOURCE_DIR "/models/pendulum.xml"
@@ -34,14 +35,6 @@ static char *last_stream(const char *name) {
   return text ? text : calloc(1, 1);
 }
 
-static mr_model *load_model(const char *path) {
-  char err[512];
-  mr_load_options lo = {0};
-  lo.quiet = 1;
-  mr_model *m = mr_model_load(path, &lo, err, (int)sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s", err);
-  return m;
-}
 
 static int load_recording(const char *path, const mr_model *m, mr_recording *rec) {
   char err[512];
@@ -71,7 +64,7 @@ static void test_ctrl_drives_motor(void) {
   char *err = last_stream("stderr");
   MR_CHECK_MSG(status == 0, "status %d: %s", status, err);
   free(err);
-  mr_model *m = load_model(motor_xml);
+  mr_model *m = mr_test_load(motor_xml, NULL);
   if (!m) return;
   mr_data *d = mr_data_create(m);
   mr_data_reset(m, d);
@@ -120,7 +113,7 @@ static void check_same_last_row(const char *a_path, const char *b_path, const mr
 
 static void test_init_continues(void) {
   const char *ext[] = {"csv", "h5"};
-  mr_model *m = load_model(PENDULUM);
+  mr_model *m = mr_test_load(PENDULUM, NULL);
   if (!m) return;
   char full[300], args[1024];
   snprintf(full, sizeof full, "%s/full.csv", tmpdir);
@@ -174,7 +167,7 @@ static void test_seed(void) {
   free(ta);
   free(tb);
   free(tc);
-  mr_model *m = load_model(PENDULUM);
+  mr_model *m = mr_test_load(PENDULUM, NULL);
   mr_recording rec;
   if (m && load_recording(a, m, &rec) == 0) {
     /* pendulum: qpos0 = 0 and at rest; the seed moves both by at most 1e-3 */

@@ -9,10 +9,10 @@
 #include "moreau.h"
 #include "engine/core/mr_math.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 #include "collision/narrowphase.h"
 
 static const char *stl_path = "/tmp/moreau_test_manifold_cube.stl";
-static const char *xml_path = "/tmp/moreau_test_manifold.xml";
 
 static void write_cube_stl(double h) {
   FILE *f = fopen(stl_path, "w");
@@ -38,29 +38,23 @@ static void write_cube_stl(double h) {
 
 static mr_model *load_model(void) {
   write_cube_stl(0.125); /* exact in float, as hull vertices are stored */
-  FILE *f = fopen(xml_path, "w");
-  MR_REQUIRE(f != NULL);
-  fprintf(f,
-          "<mujoco>\n"
-          " <asset><mesh name='cube' file='%s'/></asset>\n"
-          " <worldbody>\n"
-          "  <geom name='floor' type='plane' size='5 5 .1'/>\n"
-          "  <geom name='tilted' type='plane' size='5 5 .1' pos='0 0 -3' quat='0.9887711 0.1494381 0 0'/>\n"
-          "  <body name='box'><freejoint/><geom name='box' type='box' size='.1 .15 .2'/></body>\n"
-          "  <body name='box2'><freejoint/><geom name='box2' type='box' size='.1 .1 .1'/></body>\n"
-          "  <body name='cap'><freejoint/><geom name='cap' type='capsule' size='.05 .2'/></body>\n"
-          "  <body name='cyl'><freejoint/><geom name='cyl' type='cylinder' size='.1 .2'/></body>\n"
-          "  <body name='mesh'><freejoint/><geom name='mesh' type='mesh' mesh='cube'/></body>\n"
-          "  <body name='cube'><freejoint/><geom name='cube' type='box' size='.125 .125 .125'/></body>\n"
-          " </worldbody>\n"
-          "</mujoco>\n",
-          stl_path);
-  fclose(f);
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(xml_path, &opt, err, sizeof err);
-  if (!m) fprintf(stderr, "load failed: %s\n", err);
+  char xml[2048];
+  snprintf(xml, sizeof xml,
+           "<mujoco>\n"
+           " <asset><mesh name='cube' file='%s'/></asset>\n"
+           " <worldbody>\n"
+           "  <geom name='floor' type='plane' size='5 5 .1'/>\n"
+           "  <geom name='tilted' type='plane' size='5 5 .1' pos='0 0 -3' quat='0.9887711 0.1494381 0 0'/>\n"
+           "  <body name='box'><freejoint/><geom name='box' type='box' size='.1 .15 .2'/></body>\n"
+           "  <body name='box2'><freejoint/><geom name='box2' type='box' size='.1 .1 .1'/></body>\n"
+           "  <body name='cap'><freejoint/><geom name='cap' type='capsule' size='.05 .2'/></body>\n"
+           "  <body name='cyl'><freejoint/><geom name='cyl' type='cylinder' size='.1 .2'/></body>\n"
+           "  <body name='mesh'><freejoint/><geom name='mesh' type='mesh' mesh='cube'/></body>\n"
+           "  <body name='cube'><freejoint/><geom name='cube' type='box' size='.125 .125 .125'/></body>\n"
+           " </worldbody>\n"
+           "</mujoco>\n",
+           stl_path);
+  mr_model *m = mr_test_load_xml(xml);
   MR_REQUIRE(m != NULL);
   return m;
 }
@@ -288,6 +282,5 @@ int main(void) {
   mr_data_free(d);
   mr_model_free(m);
   remove(stl_path);
-  remove(xml_path);
   MR_TEST_END();
 }

@@ -10,6 +10,7 @@
 
 #include "mr_cli.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 #include "moreau.h"
 
 #define SOLO MOREAU_SHARED_DIR "/models/example-robot-data/robots/solo_description/robots/solo12.urdf"
@@ -19,12 +20,7 @@
 static char tmpdir[256], cache[600];
 
 static mr_model *load(const char *path, int meshes) {
-  char err[1024];
-  mr_load_options opt = {.quiet = 1, .meshes = meshes,
-                         .package_path = MOREAU_SHARED_DIR "/models"};
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s", err);
-  return m;
+  return mr_test_load(path, &(mr_load_options){.meshes = meshes, .package_path = MOREAU_SHARED_DIR "/models"});
 }
 
 /* Entries (and temporary files) in the cache folder. */

@@ -6,12 +6,11 @@
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 static mr_model *load_humanoid(void) {
-  char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/humanoid/humanoid.xml", MUJOCO_MODEL_DIR);
-  mr_model *m = mr_model_load(path, NULL, err, sizeof err);
-  MR_REQUIRE_MSG(m, "%s", err);
+  mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", NULL);
+  MR_REQUIRE(m);
   return m;
 }
 

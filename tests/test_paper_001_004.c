@@ -13,17 +13,8 @@
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
-static mr_model *load_model(const char *name) {
-  char path[512], err[512] = "";
-  snprintf(path, sizeof path, "%s/models/%s", MOREAU_SOURCE_DIR, name);
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  if (!m) fprintf(stderr, "%s\n", err);
-  MR_REQUIRE(m != NULL);
-  return m;
-}
 
 static int solver_index(const char *name) {
   int s = mr_solver_find(name);
@@ -113,7 +104,8 @@ static const double balls_share_floor[4][3] = {
     {0.96, 0.97, 0.94}, {0.97, 0.97, 0.92}, {0.85, 0.82, 0.63}, {0.80, 0.70, 0.60}};
 
 static void test_balls_in_box(void) {
-  mr_model *m = load_model("balls_in_box.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("balls_in_box.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL && m->nq == 7 * BALLS_MAX);
   const double mus[4] = {0.1, 0.5, 1.0, 2.0};
@@ -164,7 +156,8 @@ static void test_balls_in_box(void) {
  * floor contact and the solver lets the ball close the remaining gap exactly, at
  * v_z = -dist / h: the landing happens at the end of that step.) */
 static void test_five_balls(const char *solver) {
-  mr_model *m = load_model("five_balls.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("five_balls.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL && m->nv == 30);
   /* 1e-9 m/s is below the default tolerance (1e-8) of the iterative solvers: ask for
@@ -248,7 +241,8 @@ static double cylinder_run(const mr_model *m, int rolling, int integrator, doubl
 /* Order: dt = 5, 2.5, 1.25 ms (Euler's error has a large second-order part, so its ratios
  * approach 2 slowly: frictionless 2.66 2.37 2.20 from dt = 20 ms down). Energy: the paper's dt = 20 ms, over 5 s (10 periods). */
 static void test_spring_cylinder(void) {
-  mr_model *m = load_model("spring_cylinder.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("spring_cylinder.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   const double dts[3] = {0.005, 0.0025, 0.00125};
   const char *names[2] = {"euler", "midpoint"};
   for (int rolling = 1; rolling >= 0; rolling--) {
@@ -292,7 +286,8 @@ static void test_spring_cylinder(void) {
 #define CLUTTER_SECONDS 3.0
 #endif
 static void test_clutter(void) {
-  mr_model *m = load_model("clutter.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("clutter.xml"), NULL);
+  MR_REQUIRE(m != NULL);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);
   d->opt.solver = solver_index("sap");

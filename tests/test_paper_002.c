@@ -15,6 +15,7 @@
 
 #include "engine/constraint/constraint.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 #define GRAVITY 9.81
 #define PI 3.14159265358979323846
@@ -22,20 +23,6 @@
 #define CUBE_INERTIA (CUBE_MASS * 0.2 * 0.2 / 6)
 #define MU 0.4
 #define V0 1.0
-
-static mr_model *load_path(const char *path) {
-  char err[1024];
-  mr_load_options opt = {.quiet = 1};
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  if (!m) fprintf(stderr, "%s\n", err);
-  return m;
-}
-
-static mr_model *load(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/models/%s", MOREAU_SOURCE_DIR, name);
-  return load_path(path);
-}
 
 static void use_solver(mr_data *d, const char *name) {
   d->opt.solver = mr_solver_find(name);
@@ -102,7 +89,7 @@ static slide_stats slide(mr_model *m, const char *solver, double angle) {
 
 static void test_sliding_cube(void) {
   printf("1. sliding cube (mu %.1f, v0 %.0f m/s, dt 1 ms)\n", MU, V0);
-  mr_model *m = load("sliding_cube.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("sliding_cube.xml"), NULL);
   MR_REQUIRE(m);
   const double stop = V0 * V0 / (2 * MU * GRAVITY);
   const char *ncp[] = {"pgs", "admm", "implicit"};
@@ -186,7 +173,7 @@ static double push_slip_time(mr_model *m, const char *solver, double tol) {
 
 static void test_ramped_push(void) {
   printf("2. ramped push F = 4 m g t (mu %.1f: slip at mu/4 = %.4f s)\n", MU, MU / 4);
-  mr_model *m = load("sliding_cube.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("sliding_cube.xml"), NULL);
   MR_REQUIRE(m);
   const char *ncp[] = {"pgs", "admm", "implicit"};
   for (int i = 0; i < 3; i++) {
@@ -343,7 +330,7 @@ static int is_compliant(const char *solver) {
 static void test_mass_ratio(void) {
   printf("3. heavy (1e3 kg) on light (1e-3 kg) cube, 100 steps, tol 1e-8: status against the "
          "NCP natural map of each step, computed from its impulses and end velocity\n");
-  mr_model *m = load("heavy_light.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("heavy_light.xml"), NULL);
   MR_REQUIRE(m);
   MR_REQUIRE(mr_solver_count() >= 9);
   for (int s = 0; s < mr_solver_count(); s++) {
@@ -404,7 +391,7 @@ static void test_loops(void) {
   /* MuJoCo's model/slider_crank sample has no loop to hold (its slider-crank is an actuator
    * transmission, not a constraint): models/slider_crank.xml is the mechanism closed by a
    * connect, the loop the issue means. */
-  mr_model *fourbar = load("fourbar.xml"), *slider = load("slider_crank.xml");
+  mr_model *fourbar = mr_test_load(MR_TEST_MODEL("fourbar.xml"), NULL), *slider = mr_test_load(MR_TEST_MODEL("slider_crank.xml"), NULL);
   MR_REQUIRE(fourbar && slider && slider->neq == 1);
   mr_model *models[2] = {fourbar, slider};
   const char *names[2] = {"fourbar", "slider_crank"};
@@ -451,7 +438,7 @@ static void test_loops(void) {
   }
   mr_model_free(slider);
 
-  mr_model *redundant = load("fourbar_redundant.xml");
+  mr_model *redundant = mr_test_load(MR_TEST_MODEL("fourbar_redundant.xml"), NULL);
   MR_REQUIRE(redundant && redundant->neq == 2 && redundant->nq == fourbar->nq);
   const char *dup_solvers[] = {"pgs", "admm"};
   for (int s = 0; s < 2; s++) {
@@ -508,7 +495,7 @@ static double ref_pos[3 * REF_STEPS], coarse_pos[3 * 1100];
  * the coarse step, E = sum_k dt |p_k - p_ref(t_k)| in m s. */
 static void test_self_consistency(void) {
   printf("9. self-consistency vs a 0.1 ms reference over %.1f s (Table III)\n", CONSISTENCY_T);
-  mr_model *m = load("sliding_cube.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("sliding_cube.xml"), NULL);
   MR_REQUIRE(m);
   const char *solvers[] = {"pgs", "ccp", "raisim", "admm"};
   const double dts[3] = {1e-3, 1e-2, 1e-1};

@@ -16,15 +16,8 @@
 
 #include "engine/constraint/constraint.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
-static mr_model *load(const char *name) {
-  char path[1024], err[1024];
-  snprintf(path, sizeof path, "%s/models/%s", MOREAU_SOURCE_DIR, name);
-  mr_load_options opt = {.quiet = 1};
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  if (!m) fprintf(stderr, "%s\n", err);
-  return m;
-}
 
 static void use_pgs(mr_data *d) {
   d->opt.solver = mr_solver_find("pgs");
@@ -32,7 +25,7 @@ static void use_pgs(mr_data *d) {
 }
 
 static void test_sliding_cube(void) {
-  mr_model *m = load("sliding_cube.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("sliding_cube.xml"), NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(mr_data_reset_keyframe(m, d, 0) == 0);
@@ -66,7 +59,7 @@ static void test_sliding_cube(void) {
 }
 
 static void test_resting_box(void) {
-  mr_model *m = load("sliding_cube.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("sliding_cube.xml"), NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   use_pgs(d);
@@ -88,7 +81,7 @@ static void test_resting_box(void) {
 }
 
 static void test_fourbar(void) {
-  mr_model *m = load("fourbar.xml");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("fourbar.xml"), NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(mr_data_reset_keyframe(m, d, 0) == 0); /* the crank motor pushing */
@@ -126,7 +119,7 @@ static void test_fourbar(void) {
 }
 
 static void test_arm_limits(void) {
-  mr_model *m = load("arm3.urdf");
+  mr_model *m = mr_test_load(MR_TEST_MODEL("arm3.urdf"), NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   use_pgs(d);

@@ -12,20 +12,14 @@
 #include "engine/robot/robot.h"
 #include "mr_cli.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 #include "moreau.h"
 
 #define DATA MOREAU_SOURCE_DIR "/tests/data/"
 #define BIPED DATA "robot/biped.urdf"
 
 static char tmpdir[256];
-static char err[2048];
 
-static mr_model *load(const char *path, mr_load_options opt) {
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s: %s", path, err);
-  return m;
-}
 
 static int floor_geom(const mr_model *m) {
   for (int g = 0; g < m->ngeom; g++)
@@ -44,7 +38,7 @@ static int qadr(const mr_model *m, const char *joint) {
 /* ------------------------------------------------------------------ world link */
 
 static void test_world_link(void) {
-  mr_model *m = load(DATA "urdf/world.urdf", (mr_load_options){0});
+  mr_model *m = mr_test_load(DATA "urdf/world.urdf", NULL);
   MR_REQUIRE(m);
   MR_CHECK(m->nbody == 3 && m->nv == 1);
   MR_CHECK(strcmp(mr_id2name(m, MR_OBJ_BODY, 0), "world") == 0);
@@ -57,7 +51,7 @@ static void test_world_link(void) {
   MR_CHECK(floor_geom(m) < 0); /* a fixed base: no floor by default */
   mr_model_free(m);
   /* --floating: what is fixed to the world floats instead */
-  m = load(DATA "urdf/world.urdf", (mr_load_options){.floating = 1});
+  m = mr_test_load(DATA "urdf/world.urdf", &(mr_load_options){.floating = 1});
   MR_REQUIRE(m);
   MR_CHECK(m->nbody == 3 && m->nv == 7 && m->jnt_type[0] == MR_JOINT_FREE);
   MR_CHECK(m->jnt_bodyid[0] == 1);
@@ -68,13 +62,13 @@ static void test_world_link(void) {
 /* ------------------------------------------------------------------ the floor */
 
 static void test_floor(void) {
-  mr_model *m = load(BIPED, (mr_load_options){0});
+  mr_model *m = mr_test_load(BIPED, NULL);
   MR_CHECK(m && floor_geom(m) < 0);
   mr_model_free(m);
-  m = load(BIPED, (mr_load_options){.floor = MR_ON});
+  m = mr_test_load(BIPED, &(mr_load_options){.floor = MR_ON});
   MR_CHECK(m && floor_geom(m) >= 0);
   mr_model_free(m);
-  m = load(BIPED, (mr_load_options){.floating = 1});
+  m = mr_test_load(BIPED, &(mr_load_options){.floating = 1});
   int g = m ? floor_geom(m) : -1;
   MR_CHECK(g >= 0);
   if (g >= 0) {
@@ -82,13 +76,13 @@ static void test_floor(void) {
     MR_CHECK(m->geom_pos[3 * g + 2] == 0 && m->geom_quat[4 * g] == 1);
   }
   mr_model_free(m);
-  m = load(BIPED, (mr_load_options){.floating = 1, .floor = MR_OFF});
+  m = mr_test_load(BIPED, &(mr_load_options){.floating = 1, .floor = MR_OFF});
   MR_CHECK(m && floor_geom(m) < 0);
   mr_model_free(m);
   /* MJCF keeps the world its file describes, free joints or not; free_body.xml has a floor
    * named floor, so the one --floor adds is moreau_floor */
-  mr_model *mine = load(MOREAU_SOURCE_DIR "/models/free_body.xml", (mr_load_options){0});
-  m = load(MOREAU_SOURCE_DIR "/models/free_body.xml", (mr_load_options){.floor = MR_ON});
+  mr_model *mine = mr_test_load(MOREAU_SOURCE_DIR "/models/free_body.xml", NULL);
+  m = mr_test_load(MOREAU_SOURCE_DIR "/models/free_body.xml", &(mr_load_options){.floor = MR_ON});
   MR_REQUIRE(mine && m);
   MR_CHECK(mine->jnt_type[0] == MR_JOINT_FREE && mr_name2id(mine, MR_OBJ_GEOM, "moreau_floor") < 0);
   MR_CHECK(m->ngeom == mine->ngeom + 1 && mr_name2id(m, MR_OBJ_GEOM, "moreau_floor") >= 0);
@@ -120,7 +114,7 @@ static double lowest_by_hand(const mr_model *m, const mr_data *d) {
 }
 
 static void test_states(void) {
-  mr_model *m = load(BIPED, (mr_load_options){.floating = 1});
+  mr_model *m = mr_test_load(BIPED, &(mr_load_options){.floating = 1});
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
@@ -163,7 +157,7 @@ static void test_states(void) {
   mr_model_free(m);
 
   /* fixed base: the base pose of a state is the URDF's, the joints are the state's */
-  m = load(BIPED, (mr_load_options){0});
+  m = mr_test_load(BIPED, NULL);
   MR_REQUIRE(m && m->nkey == 2 && m->nq == 6);
   MR_CHECK(m->key_qpos[qadr(m, "hip_l")] == 0.3);
   mr_model_free(m);
@@ -171,26 +165,26 @@ static void test_states(void) {
 
 static void test_srdf_lookup(void) {
   /* the robot's name: walker3.urdf is robot "walker", srdf/walker.srdf */
-  mr_model *m = load(DATA "robot/lookup/urdf/walker3.urdf", (mr_load_options){0});
+  mr_model *m = mr_test_load(DATA "robot/lookup/urdf/walker3.urdf", NULL);
   MR_CHECK(m && m->nkey == 1 && m->key_qpos[0] == 0.1);
   mr_model_free(m);
   /* the stem without its "_mini", when that SRDF is the same robot's */
-  m = load(DATA "robot/lookup/urdf/strider_mini.urdf", (mr_load_options){0});
+  m = mr_test_load(DATA "robot/lookup/urdf/strider_mini.urdf", NULL);
   MR_CHECK(m && m->nkey == 1 && m->key_qpos[0] == 0.2);
   mr_model_free(m);
   /* srdf/other.srdf is robot "someone", not other_arm.urdf's "otherarm": not taken */
-  m = load(DATA "robot/lookup/urdf/other_arm.urdf", (mr_load_options){0});
+  m = mr_test_load(DATA "robot/lookup/urdf/other_arm.urdf", NULL);
   MR_CHECK(m && m->nkey == 0);
   mr_model_free(m);
   /* example-robot-data: solo12.urdf finds srdf/solo.srdf, talos_reduced.urdf srdf/talos.srdf */
   const char *robots = MOREAU_SHARED_DIR "/models/example-robot-data/robots/";
   char path[1024];
   snprintf(path, sizeof path, "%ssolo_description/robots/solo12.urdf", robots);
-  m = load(path, (mr_load_options){.package_path = MOREAU_SHARED_DIR "/models", .meshes = MR_MESHES_INSPECT});
+  m = mr_test_load(path, &(mr_load_options){.package_path = MOREAU_SHARED_DIR "/models", .meshes = MR_MESHES_INSPECT});
   MR_CHECK(m && mr_name2id(m, MR_OBJ_KEY, "standing") >= 0);
   mr_model_free(m);
   snprintf(path, sizeof path, "%stalos_data/robots/talos_reduced.urdf", robots);
-  m = load(path, (mr_load_options){.package_path = MOREAU_SHARED_DIR "/models", .meshes = MR_MESHES_INSPECT});
+  m = mr_test_load(path, &(mr_load_options){.package_path = MOREAU_SHARED_DIR "/models", .meshes = MR_MESHES_INSPECT});
   MR_CHECK(m && mr_name2id(m, MR_OBJ_KEY, "half_sitting") >= 0);
   mr_model_free(m);
 }
@@ -218,7 +212,7 @@ static double mass_diag(const mr_model *m, mr_data *d, const char *joint, const 
 }
 
 static void test_transmissions(void) {
-  mr_model *m = load(BIPED, (mr_load_options){0});
+  mr_model *m = mr_test_load(BIPED, NULL);
   MR_REQUIRE(m);
   MR_CHECK(m->nu == 3); /* hip_l (its ros2_control twin skipped), knee_l, hip_r */
   int hip_l = actuator(m, "hip_l"), knee_l = actuator(m, "knee_l"), hip_r = actuator(m, "hip_r");
@@ -277,7 +271,7 @@ static double proximal_inertia(const mr_model *m, const mr_data *d, int j) {
 }
 
 static void test_hold(void) {
-  mr_model *m = load(BIPED, (mr_load_options){.floating = 1, .hold = 1, .keyframe = "crouch"});
+  mr_model *m = mr_test_load(BIPED, &(mr_load_options){.floating = 1, .hold = 1, .keyframe = "crouch"});
   MR_REQUIRE(m);
   MR_CHECK(m->nu == 6);
   const char *joints[6] = {"hip_l", "knee_l", "ankle_l", "hip_r", "knee_r", "ankle_r"};
@@ -307,7 +301,7 @@ static void test_hold(void) {
   mr_model_free(m);
 
   /* given gains: kp on the servo, kd as joint damping */
-  m = load(BIPED, (mr_load_options){.hold = 1, .hold_kp = 120, .hold_kd = 7});
+  m = mr_test_load(BIPED, &(mr_load_options){.hold = 1, .hold_kp = 120, .hold_kd = 7});
   MR_REQUIRE(m && m->nu == 6);
   int u = actuator(m, "ankle_r");
   MR_CHECK(m->actuator_gainprm[MR_NGAIN * u] == 120 && m->actuator_biasprm[MR_NBIAS * u + 1] == -120);
@@ -345,7 +339,7 @@ static void test_cli(void) {
   cli_result r = run(args);
   MR_CHECK_MSG(r.status == 0, "exit %d: %s", r.status, r.err);
   cli_free(&r);
-  mr_model *m = load(BIPED, (mr_load_options){.floating = 1});
+  mr_model *m = mr_test_load(BIPED, &(mr_load_options){.floating = 1});
   MR_REQUIRE(m);
   double z0 = m->key_qpos[(size_t)mr_name2id(m, MR_OBJ_KEY, "crouch") * m->nq + 2];
   int knee = qadr(m, "knee_l");
@@ -361,7 +355,7 @@ static void test_cli(void) {
   r = run(args);
   MR_CHECK_MSG(r.status == 0, "exit %d: %s", r.status, r.err);
   cli_free(&r);
-  m = load(BIPED, (mr_load_options){0});
+  m = mr_test_load(BIPED, NULL);
   MR_REQUIRE(m);
   knee = qadr(m, "knee_l");
   int hip = qadr(m, "hip_r");

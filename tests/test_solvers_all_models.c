@@ -17,6 +17,7 @@
 #include "engine/solver/solver.h"
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"
 #define SWITCH_WINDOW 50
@@ -69,14 +70,6 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static mr_model *load(const char *path) {
-  char err[512] = "";
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s: %s", path, err);
-  return m;
-}
 
 /* Per solver, over every model: steps that had constraint rows, those of them the solver
  * reported converged, and those it reported failed (MR_SOLVER_FAILED). */
@@ -160,7 +153,7 @@ static void every_solver_every_model(void) {
   MR_REQUIRE(nsolver >= 9);
   double wall_total = 0;
   for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
-    mr_model *m = load(samples[i].path);
+    mr_model *m = mr_test_load(samples[i].path, NULL);
     if (!m) continue;
     mr_data *d = mr_data_create(m);
     MR_CHECK(d != NULL);
@@ -224,7 +217,7 @@ static void switch_from_pgs(const mr_model *m, mr_data *d, int to) {
 }
 
 static void switch_mid_run(void) {
-  mr_model *m = load(HUMANOID);
+  mr_model *m = mr_test_load(HUMANOID, NULL);
   if (!m) return;
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d != NULL);

@@ -27,15 +27,10 @@
 #include "mr_cli.h"
 #include "mr_compare.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 #define MODELS MOREAU_SOURCE_DIR "/models/"
 
-static mr_model *load(const char *path) {
-  char err[1024] = "";
-  mr_model *m = mr_model_load(path, NULL, err, sizeof err);
-  MR_CHECK_MSG(m != NULL, "%s: %s", path, err);
-  return m;
-}
 
 /* ------------------------------------------------------------------ Jacobians */
 
@@ -68,7 +63,7 @@ static int length_has_gradient(const mr_model *m, int u) {
 }
 
 static void check_jacobians(const char *path) {
-  mr_model *m = load(path);
+  mr_model *m = mr_test_load(path, NULL);
   if (!m) return;
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
@@ -169,7 +164,7 @@ static rope_result run_limits(const mr_model *m, int solver) {
 }
 
 static void test_limits_every_solver(void) {
-  mr_model *m = load(MODELS "tendon_limits.xml");
+  mr_model *m = mr_test_load(MODELS "tendon_limits.xml", NULL);
   if (!m) return;
   MR_CHECK(m->ntendon == 5 && m->neq == 1);
   for (int s = 0; s < mr_solver_count(); s++) {
@@ -207,7 +202,7 @@ static void test_limits_every_solver(void) {
 /* ------------------------------------------------------------------ activations */
 
 static void test_activations(void) {
-  mr_model *m = load(MODELS "tendon_coupled.xml");
+  mr_model *m = mr_test_load(MODELS "tendon_coupled.xml", NULL);
   if (!m) return;
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
@@ -240,7 +235,7 @@ static void test_recorded_activations(void) {
   MR_REQUIRE(f);
   fprintf(f, "time,sum_cylinder\n0,1\n10,1\n");
   fclose(f);
-  mr_model *m = load(MODELS "tendon_coupled.xml");
+  mr_model *m = mr_test_load(MODELS "tendon_coupled.xml", NULL);
   if (!m) return;
   int a = mr_name2id(m, MR_OBJ_ACTUATOR, "sum_cylinder") - (m->nu - m->na);
   double q = 1 - m->opt.timestep / m->actuator_dynprm[MR_NDYN * (a + m->nu - m->na)];
