@@ -11,10 +11,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "moreau.h"
 #include "mr_test.h"
+#include "mr_test_model.h"
 
 /* The moving objects come first, so their dofs have the same indices with or without the
  * resting boxes. */
@@ -25,7 +25,7 @@ static const char *moving_xml =
     "  <body pos='6 0 0.05' euler='0 0 30'><freejoint/><geom name='slab' type='box' size='.15 .1 .05'/></body>\n";
 
 static mr_model *load_scene(int boxes) {
-  char xml[8192], path[] = "/tmp/moreau_islands_XXXXXX";
+  char xml[8192];
   int n = snprintf(xml, sizeof xml,
                    "<mujoco><option timestep='0.005'/><worldbody>\n"
                    "  <geom name='floor' type='plane' size='50 50 .1'/>\n%s",
@@ -35,16 +35,8 @@ static mr_model *load_scene(int boxes) {
                   "  <body pos='%d %d 0.1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>\n",
                   -4 - 2 * (b % 4), -4 - 2 * (b / 4));
   snprintf(xml + n, sizeof xml - (size_t)n, "</worldbody></mujoco>\n");
-  int fd = mkstemp(path);
-  MR_REQUIRE(fd >= 0);
-  MR_REQUIRE(write(fd, xml, strlen(xml)) == (ssize_t)strlen(xml));
-  close(fd);
-  char err[512];
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  unlink(path);
-  MR_REQUIRE_MSG(m, "%s", err);
+  mr_model *m = mr_test_load_xml(xml);
+  MR_REQUIRE(m);
   return m;
 }
 
@@ -82,12 +74,8 @@ static void test_islands_independent(void) {
 /* Steps of humanoid100 (the humanoid and 100 objects thrown into a pit) that end short of
  * the tolerance, with solver `name`, over its first 1.5 s; the worst natural map too. */
 static int humanoid100_capped(const char *name, double *worst) {
-  char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/humanoid100/humanoid100.xml", MUJOCO_MODEL_DIR);
-  mr_load_options opt = {0};
-  opt.quiet = 1;
-  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
-  MR_REQUIRE_MSG(m, "%s", err);
+  mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
+  MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
   d->opt.solver = mr_solver_find(name);
