@@ -385,19 +385,24 @@ static void mr_newton_kink(mr_newton *s, double alpha) {
   if (alpha > 0 && alpha < 1) s->kinks[s->nkink++] = alpha;
 }
 
+/* y at the line's start, from Jv0 (s->y holds the last trial's) */
+static double mr_newton_y0(const mr_newton *s, int i) {
+  return s->center[i] - (s->Jv0[i] + s->bias[i]) / s->r[i];
+}
+
 static void mr_newton_kinks(mr_newton *s) {
   const mr_problem *p = s->p;
   s->nkink = 0;
   for (int a = 0; a < s->nbase; a++) {
     int i = s->brow[a];
     double dy = -s->Jdir[i] / s->r[i];
-    if (i >= p->neq && dy != 0) mr_newton_kink(s, -s->y[i] / dy);
+    if (i >= p->neq && dy != 0) mr_newton_kink(s, -mr_newton_y0(s, i) / dy);
   }
   for (int a = 0; a < s->ncon; a++) {
     int k = s->con[a], i = s->base + 3 * k;
     double y[3], dy[3], mu = p->mu[k];
     for (int b = 0; b < 3; b++) {
-      y[b] = s->y[i + b];
+      y[b] = mr_newton_y0(s, i + b);
       dy[b] = -s->Jdir[i + b] / s->r[i];
     }
     if (dy[0] != 0) mr_newton_kink(s, -y[0] / dy[0]);
@@ -438,11 +443,11 @@ static double mr_newton_step(mr_newton *s) {
   mr_newton_copy_dofs(s, s->v0, s->v);
   mr_newton_copy_dofs(s, s->Av0, s->Av);
   mr_newton_copy_rows(s, s->Jv0, s->Jv);
-  mr_newton_kinks(s);
   double m0 = s->merit, alpha = 1, res = 0;
   for (int t = 0, at = 0; t < MR_NEWTON_LS_TRIES; t++, alpha = mr_newton_next_trial(s, alpha, &at)) {
     res = mr_newton_try(s, alpha);
     if (s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0) break;
+    if (t == 0) mr_newton_kinks(s); /* needed only once the full step failed */
   }
   s->alpha = alpha;
   mr_newton_project(s, s->Jv, s->lam, s->D);
