@@ -28,7 +28,7 @@
 
 #include "ncp.h"
 
-void mr_ncp_errors_max(mr_ncp_errors *acc, const mr_ncp_errors *e) {
+static void mr_ncp_errors_max(mr_ncp_errors *acc, const mr_ncp_errors *e) {
   acc->primal = mr_maxd(acc->primal, e->primal);
   acc->dual = mr_maxd(acc->dual, e->dual);
   acc->compl = mr_maxd(acc->compl, e->compl);
@@ -76,20 +76,39 @@ static void mr_errors_contact(const double l[3], const double c[3], double mu, m
   e->dissipation = fabs(l[1] * c[1] + l[2] * c[2] + mu * l[0] * sT);
 }
 
-void mr_ncp_block_errors(const mr_problem *p, int b, const double *lambda, const double *c,
-                         mr_ncp_errors *e) {
-  int base = p->neq + p->nlim;
-  if (b < p->neq) mr_errors_bilateral(c[b], e);
-  else if (b < base) mr_errors_limit(lambda[b], c[b], e);
-  else mr_errors_contact(lambda + base + 3 * (b - base), c + base + 3 * (b - base), p->mu[b - base], e);
+void mr_ncp_errors_subset(const mr_problem *p, const int *rows, int nrows, const int *contacts,
+                          int ncontacts, const double *lambda, const double *c, mr_ncp_errors *acc) {
+  mr_ncp_errors e;
+  const int base = p->neq + p->nlim;
+  memset(acc, 0, sizeof *acc);
+  for (int a = 0; a < nrows; a++) {
+    int i = rows[a];
+    if (i < p->neq) mr_errors_bilateral(c[i], &e);
+    else mr_errors_limit(lambda[i], c[i], &e);
+    mr_ncp_errors_max(acc, &e);
+  }
+  for (int a = 0; a < ncontacts; a++) {
+    int k = contacts[a];
+    mr_errors_contact(lambda + base + 3 * k, c + base + 3 * k, p->mu[k], &e);
+    mr_ncp_errors_max(acc, &e);
+  }
 }
 
 void mr_ncp_errors_compute(const mr_problem *p, const double *lambda, const double *c,
                           mr_ncp_errors *acc) {
   mr_ncp_errors e;
   memset(acc, 0, sizeof *acc);
-  for (int b = 0; b < p->neq + p->nlim + p->ncon; b++) {
-    mr_ncp_block_errors(p, b, lambda, c, &e);
+  int base = p->neq + p->nlim;
+  for (int i = 0; i < p->neq; i++) {
+    mr_errors_bilateral(c[i], &e);
+    mr_ncp_errors_max(acc, &e);
+  }
+  for (int i = p->neq; i < base; i++) {
+    mr_errors_limit(lambda[i], c[i], &e);
+    mr_ncp_errors_max(acc, &e);
+  }
+  for (int k = 0; k < p->ncon; k++) {
+    mr_errors_contact(lambda + base + 3 * k, c + base + 3 * k, p->mu[k], &e);
     mr_ncp_errors_max(acc, &e);
   }
 }

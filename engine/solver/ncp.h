@@ -13,13 +13,10 @@ typedef struct mr_ncp_errors {
 void mr_ncp_errors_compute(const mr_problem *p, const double *lambda, const double *c,
                            mr_ncp_errors *out);
 
-/* The errors of block b alone (blocks: the neq bilateral rows, the nlim limit rows, then
- * the contacts), for solvers that judge a part of the problem (newton's islands). */
-void mr_ncp_block_errors(const mr_problem *p, int b, const double *lambda, const double *c,
-                         mr_ncp_errors *e);
-
-/* acc = the elementwise max of acc and e. */
-void mr_ncp_errors_max(mr_ncp_errors *acc, const mr_ncp_errors *e);
+/* The errors of a part of the problem, max-reduced: the equality and limit rows rows[0..nrows)
+ * and the contacts contacts[0..ncontacts). */
+void mr_ncp_errors_subset(const mr_problem *p, const int *rows, int nrows, const int *contacts,
+                          int ncontacts, const double *lambda, const double *c, mr_ncp_errors *out);
 
 /* The NCP stopping measure solvers share: max over rows of the primal, dual and
  * complementarity residuals (De Saxce-corrected), L-infinity. */

@@ -318,11 +318,8 @@ static double mr_newton_judge(mr_newton *s) {
   s->merit = 0.5 * fabs(merit);
   mr_newton_Jmul(s, s->vlam, s->c);
   for (int a = 0; a < s->nrow; a++) s->c[s->row[a]] += s->bias[s->row[a]];
-  mr_ncp_errors acc = {0}, e;
-  for (int a = 0; a < mr_newton_nblock(s); a++) {
-    mr_ncp_block_errors(p, mr_newton_block(s, a), s->lam, s->c, &e);
-    mr_ncp_errors_max(&acc, &e);
-  }
+  mr_ncp_errors acc;
+  mr_ncp_errors_subset(p, s->brow, s->nbase, s->con, s->ncon, s->lam, s->c, &acc);
   return mr_maxd(mr_maxd(acc.primal, acc.dual), mr_maxd(acc.compl, acc.natural));
 }
 
