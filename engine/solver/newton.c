@@ -80,10 +80,11 @@
  * them the direction is a quasi-Newton one. */
 #define MR_NEWTON_MAX_SLIDE 48
 
-/* Iterations without a tenfold drop of the best residual after which the solve stops
- * (reported as not converged: the constraint stage then hands the best point to pgs): many
- * contacts sliding across the kinks of the friction law (a pile in motion) leave Newton's
- * model good for short steps only, and PGS's per-contact projections do better there. */
+/* Iterations without a tenfold drop of the best residual after which an island's Newton
+ * solve stops and the island goes to pgs (mr_newton_island_pgs): many contacts sliding
+ * across the kinks of the friction law (a pile in motion, objects spinning on the floor)
+ * leave Newton's model good for short steps only, and PGS's per-contact projections do
+ * better there. */
 #define MR_NEWTON_STALL 12
 
 /* Islands with more rows than this are declined (reported as not converged after no
