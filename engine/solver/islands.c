@@ -6,7 +6,7 @@
 
 size_t mr_islands_bytes(size_t nv, size_t nrow) {
   size_t slots = nv + 2; /* groups (at most one per dof) and the dof-less one */
-  return (2 * slots + 5 * (slots + 1) + nv + 2 * nrow + 2) * sizeof(int) + 8 * MR_ALIGN;
+  return (2 * slots + 5 * (slots + 1) + nv + 3 * nrow + 3) * sizeof(int) + 9 * MR_ALIGN;
 }
 
 /* The group of row i: that of the tree its first nonzero lies in; nogroup for a row that
@@ -33,8 +33,9 @@ static void mr_islands_offsets(int *adr, int *cursor, int n) {
 }
 
 int mr_islands_build(mr_islands *isl, const mr_problem *p, const mr_tree_chol *h, mr_data *work) {
-  const int ng = h->ncomp + 1, nogroup = h->ncomp, base = p->neq + p->nlim;
+  const int ng = h->ncomp + 1, nogroup = h->ncomp, base = p->neq + p->nlim, nb = base + p->ncon;
   int *island_of = mr_arena_ints(work, (size_t)ng), *cursor = mr_arena_ints(work, (size_t)ng);
+  int *block_island = mr_arena_ints(work, (size_t)nb + 1);
   isl->group = mr_arena_ints(work, (size_t)ng);
   int **adrs[] = {&isl->dofadr, &isl->rowadr, &isl->baseadr, &isl->conadr};
   for (size_t a = 0; a < 4; a++) *adrs[a] = mr_arena_ints(work, (size_t)ng + 1);
@@ -42,37 +43,32 @@ int mr_islands_build(mr_islands *isl, const mr_problem *p, const mr_tree_chol *h
   isl->row = mr_arena_ints(work, (size_t)p->nrow + 1);
   isl->base = mr_arena_ints(work, (size_t)base + 1);
   isl->con = mr_arena_ints(work, (size_t)p->ncon + 1);
-  if (!island_of || !cursor || !isl->group || !isl->dofadr || !isl->rowadr || !isl->baseadr ||
-      !isl->conadr || !isl->dof || !isl->row || !isl->base || !isl->con)
+  if (!island_of || !cursor || !block_island || !isl->group || !isl->dofadr || !isl->rowadr ||
+      !isl->baseadr || !isl->conadr || !isl->dof || !isl->row || !isl->base || !isl->con)
     return -1;
-  /* islands in the order their first row appears */
+  /* each block's island; islands in the order their first block appears */
   for (int g = 0; g < ng; g++) island_of[g] = -1;
   isl->n = 0;
-  for (int b = 0; b < base + p->ncon; b++) {
+  for (int b = 0; b < nb; b++) {
     int g = b < base ? mr_row_group(p, h, b, nogroup) : mr_contact_group(p, h, b - base, nogroup);
-    if (island_of[g] >= 0) continue;
-    island_of[g] = isl->n;
-    isl->group[isl->n++] = g == nogroup ? -1 : g;
+    if (island_of[g] < 0) {
+      island_of[g] = isl->n;
+      isl->group[isl->n++] = g == nogroup ? -1 : g;
+    }
+    block_island[b] = island_of[g];
   }
   const int n = isl->n;
   for (size_t a = 0; a < 4; a++) memset(*adrs[a], 0, ((size_t)n + 1) * sizeof(int));
-  for (int i = 0; i < base; i++) {
-    int s = island_of[mr_row_group(p, h, i, nogroup)];
-    isl->baseadr[s + 1]++;
-    isl->rowadr[s + 1]++;
-  }
-  for (int k = 0; k < p->ncon; k++) {
-    int s = island_of[mr_contact_group(p, h, k, nogroup)];
-    isl->conadr[s + 1]++;
-    isl->rowadr[s + 1] += 3;
+  for (int b = 0; b < nb; b++) {
+    int s = block_island[b];
+    if (b < base) isl->baseadr[s + 1]++;
+    else isl->conadr[s + 1]++;
+    isl->rowadr[s + 1] += b < base ? 1 : 3;
   }
   for (int s = 0; s < n; s++) {
     int g = isl->group[s];
-    if (g < 0) continue;
-    for (int q = h->compadr[g]; q < h->compadr[g + 1]; q++) {
-      int t = h->corder[q];
-      isl->dofadr[s + 1] += h->tree_adr[t + 1] - h->tree_adr[t];
-    }
+    for (int q = g < 0 ? 0 : h->compadr[g]; g >= 0 && q < h->compadr[g + 1]; q++)
+      isl->dofadr[s + 1] += h->tree_adr[h->corder[q] + 1] - h->tree_adr[h->corder[q]];
   }
   /* dofs tree by tree */
   mr_islands_offsets(isl->dofadr, cursor, n);
@@ -81,28 +77,33 @@ int mr_islands_build(mr_islands *isl, const mr_problem *p, const mr_tree_chol *h
     for (int q = g < 0 ? 0 : h->compadr[g]; g >= 0 && q < h->compadr[g + 1]; q++)
       for (int t = h->corder[q], i = h->tree_adr[t]; i < h->tree_adr[t + 1]; i++) isl->dof[cursor[s]++] = i;
   }
-  /* equality and limit rows, then contacts: rows take the same order */
+  /* equality and limit rows, then contacts: rows take the blocks' order */
   mr_islands_offsets(isl->rowadr, cursor, n);
-  for (int i = 0; i < base; i++) isl->row[cursor[island_of[mr_row_group(p, h, i, nogroup)]]++] = i;
-  for (int k = 0; k < p->ncon; k++) {
-    int s = island_of[mr_contact_group(p, h, k, nogroup)];
-    for (int a = 0; a < 3; a++) isl->row[cursor[s]++] = base + 3 * k + a;
+  for (int b = 0; b < nb; b++) {
+    int s = block_island[b];
+    if (b < base) isl->row[cursor[s]++] = b;
+    else
+      for (int a = 0; a < 3; a++) isl->row[cursor[s]++] = base + 3 * (b - base) + a;
   }
   mr_islands_offsets(isl->baseadr, cursor, n);
-  for (int i = 0; i < base; i++) isl->base[cursor[island_of[mr_row_group(p, h, i, nogroup)]]++] = i;
+  for (int b = 0; b < base; b++) isl->base[cursor[block_island[b]]++] = b;
   mr_islands_offsets(isl->conadr, cursor, n);
-  for (int k = 0; k < p->ncon; k++) isl->con[cursor[island_of[mr_contact_group(p, h, k, nogroup)]]++] = k;
+  for (int b = base; b < nb; b++) isl->con[cursor[block_island[b]]++] = b - base;
   return 0;
 }
 
-/* Row j's column of A^-1 J^T over the island's dofs into x (x zero there on entry). */
-static void mr_island_mass_column(const mr_problem *p, const int *dof, int ndof, int j, double *x) {
-  for (int t = p->nzadr[j]; t < p->nzadr[j + 1]; t++) x[p->nzind[t]] = p->J[t];
+void mr_island_solve_mass(const mr_problem *p, const int *dof, int ndof, double *x) {
   for (int a = 0; a < ndof;) { /* runs of consecutive dofs: whole trees */
     int lo = dof[a], hi = lo + 1;
     for (a++; a < ndof && dof[a] == hi; a++) hi++;
     mr_problem_solve_mass_span(p, x, lo, hi);
   }
+}
+
+/* Row j's column of A^-1 J^T over the island's dofs into x (x zero there on entry). */
+static void mr_island_mass_column(const mr_problem *p, const int *dof, int ndof, int j, double *x) {
+  for (int t = p->nzadr[j]; t < p->nzadr[j + 1]; t++) x[p->nzind[t]] = p->J[t];
+  mr_island_solve_mass(p, dof, ndof, x);
 }
 
 int mr_island_dual(const mr_islands *isl, int i, const mr_problem *p, mr_problem *q, mr_data *work) {

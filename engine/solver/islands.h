@@ -33,6 +33,9 @@ size_t mr_islands_bytes(size_t nv, size_t nrow);
  * -1 on arena exhaustion. */
 int mr_islands_build(mr_islands *isl, const mr_problem *p, const mr_tree_chol *h, mr_data *work);
 
+/* x = A^-1 x in place over the dofs dof[0..ndof) of an island (x elsewhere untouched). */
+void mr_island_solve_mass(const mr_problem *p, const int *dof, int ndof, double *x);
+
 /* Island i of p as a problem of its own in the dual form: its rows renumbered in the order
  * of isl->row (equalities, limits, contacts), with its dense Delassus matrix G = J A^-1 J^T
  * (one mass solve per row over the island's trees), g, its diagonal and the friction

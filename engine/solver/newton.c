@@ -129,15 +129,6 @@ static void mr_newton_JTmul(const mr_newton *s, const double *lam, double *y) {
   }
 }
 
-/* x = A^-1 x over the island's dofs: its trees' runs of consecutive dofs. */
-static void mr_newton_solve_mass(const mr_newton *s, double *x) {
-  for (int a = 0; a < s->ndof;) {
-    int lo = s->dof[a], hi = lo + 1;
-    for (a++; a < s->ndof && s->dof[a] == hi; a++) hi++;
-    mr_problem_solve_mass_span(s->p, x, lo, hi);
-  }
-}
-
 /* ------------------------------------------------------------------ projections */
 
 /* P_h for one contact and, when D is given, the symmetric part of dP_h/dy in D and the
@@ -308,7 +299,7 @@ static double mr_newton_judge(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_JTmul(s, s->lam, s->tmp);
   mr_newton_copy_dofs(s, s->vlam, s->tmp);
-  mr_newton_solve_mass(s, s->vlam);
+  mr_island_solve_mass(s->p, s->dof, s->ndof, s->vlam);
   double merit = 0;
   for (int a = 0; a < s->ndof; a++) {
     int i = s->dof[a];
