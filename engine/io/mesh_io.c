@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "mesh_file_io.h"
+#include "xml.h"
 
 /* Row-major 4x4 affine transform: out = a * b. */
 static void mr_affine_mul(double out[16], const double a[16], const double b[16]) {
@@ -212,12 +213,48 @@ static int mr_mesh_format_known(const char *path) {
   return strcasecmp(dot, ".stl") == 0 || strcasecmp(dot, ".obj") == 0 || strcasecmp(dot, ".dae") == 0;
 }
 
+/* The first data array or accessor under n without its count attribute, or NULL. */
+static const xmlNode *mr_collada_countless(const xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    const char *name = (const char *)n->name;
+    size_t len = strlen(name);
+    int array = len > 6 && strcmp(name + len - 6, "_array") == 0;
+    if ((array || strcmp(name, "accessor") == 0) && !mr_xml_attr(n, "count")) return n;
+    const xmlNode *bad = mr_collada_countless(n->children);
+    if (bad) return bad;
+  }
+  return NULL;
+}
+
+/* assimp 5's COLLADA reader takes a data array's count (<float_array>, <int_array>,
+ * <Name_array>, ...) as present and dereferences it when it is not: a file whose
+ * <float_array> had lost it crashed the loader (tests/fuzz/regressions/mesh). The
+ * attribute is required by the COLLADA schema; a file without one is refused here, read
+ * once with libxml2 before assimp sees it. Returns 0, or -1 with msg set. */
+static int mr_collada_check(const char *path, char *msg, int msglen) {
+  char err[512];
+  xmlDoc *doc = mr_xml_read(path, err, (int)sizeof err);
+  if (!doc) {
+    snprintf(msg, (size_t)msglen, "cannot read mesh file: %s", err);
+    return -1;
+  }
+  const xmlNode *bad = mr_collada_countless(xmlDocGetRootElement(doc));
+  if (bad)
+    snprintf(msg, (size_t)msglen, "mesh file '%s': line %ld: <%s> has no count attribute", path,
+             xmlGetLineNo(bad), (const char *)bad->name);
+  xmlFreeDoc(doc);
+  return bad ? -1 : 0;
+}
+
 static const struct aiScene *mr_mesh_import(const char *path, mr_mesh_budget *budget, char *msg,
                                             int msglen) {
   if (!mr_mesh_format_known(path)) {
     snprintf(msg, (size_t)msglen, "mesh file '%s': unknown format (STL, OBJ, DAE and MSH are read)", path);
     return NULL;
   }
+  const char *dot = strrchr(path, '.');
+  if (strcasecmp(dot, ".dae") == 0 && mr_collada_check(path, msg, msglen)) return NULL;
   mr_mesh_file_io io;
   mr_mesh_file_io_init(&io, budget->bytes < MR_MESH_MAX_BYTES ? budget->bytes : MR_MESH_MAX_BYTES);
   /* A COLLADA file's <up_axis> is ignored: assimp would otherwise turn Z_UP files into its
