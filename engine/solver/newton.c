@@ -226,6 +226,9 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
   size_t doubles = 9 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
                    ms * (nv + ms + 1) + 2 * (nrow + 1) + 4;
+  /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
+   * most) */
+  doubles += nrow + 1 + 2 * (nv + 2);
   /* an island handed to pgs: its dense problem and pgs's refinement */
   size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
