@@ -1,12 +1,15 @@
 /* The newton solver's warm path (issue 15): a step whose contacts persist converges in one
- * Newton iteration from the warm start's zones, and the Woodbury solves of sliding
- * contacts touch only the group of trees their contact joins (tree_cholesky.h). */
+ * Newton iteration from the warm start's zones, a box pushed around the floor (its slip
+ * turning every step, its contacts turning between sticking and sliding) in about two,
+ * and the Woodbury solves of sliding contacts touch only the group of trees their contact
+ * joins (tree_cholesky.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/core/arena.h"
+#include "engine/core/mr_math.h"
 #include "engine/solver/tree_cholesky.h"
 #include "moreau.h"
 #include "mr_test.h"
@@ -121,8 +124,50 @@ static void test_standing_humanoid(void) {
   mr_model_free(m);
 }
 
+/* A 1 kg box on the floor (mu 0.5) pushed by a horizontal force that turns, of amplitude
+ * `push` times the friction's limit: at 1.5 it sticks and slides by turns, at 3 it slides
+ * all the time along a turning path. The warm path linearizes a sliding contact along the
+ * slip its step brings, and a contact that turned between sticking and sliding in its
+ * new zone: 1.97 and 1.71 iterations per step. It took 4.13 and 5.82 when the slip was held
+ * to last step's direction and every turn restarted the solve soft. */
+static void test_pushed_box(double push) {
+  mr_model *m = mr_test_load_xml(
+      "<mujoco model='pushed_box'><option timestep='0.002'/><worldbody>"
+      "<geom type='plane' size='5 5 .1' friction='0.5'/>"
+      "<body pos='0 0 .1'><freejoint/><geom type='box' size='.1 .1 .1' mass='1' friction='0.5'/>"
+      "</body></worldbody></mujoco>");
+  MR_REQUIRE(m);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  d->opt.solver = mr_solver_find("newton");
+  const int steps = 2000;
+  const double limit = 0.5 * 1.0 * 9.81;
+  long iters = 0;
+  int unconverged = 0;
+  double travel = 0;
+  for (int step = 0; step < steps; step++) {
+    double t = step * d->opt.timestep, x = d->qpos[0], y = d->qpos[1];
+    d->xfrc_applied[6 + 0] = push * limit * sin(2 * MR_PI * t / 0.2);
+    d->xfrc_applied[6 + 1] = push * limit * cos(2 * MR_PI * t / 0.13);
+    MR_REQUIRE(mr_step(m, d) == 0);
+    iters += d->solver_iters;
+    unconverged += d->solver_status != 0;
+    travel += hypot(d->qpos[0] - x, d->qpos[1] - y);
+  }
+  double mean = (double)iters / steps;
+  printf("pushed box at %.1f x the friction limit: %.2f newton iterations per step, %.3f m travelled\n",
+         push, mean, travel);
+  MR_CHECK_MSG(travel > 0.05, "the box barely moved (%.3f m): no sliding to test", travel);
+  MR_CHECK_MSG(unconverged == 0, "%d steps not converged", unconverged);
+  MR_CHECK_MSG(mean < 2.5, "%.2f iterations per step", mean);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 int main(void) {
   test_local_solve();
   test_standing_humanoid();
+  test_pushed_box(1.5);
+  test_pushed_box(3.0);
   MR_TEST_END();
 }

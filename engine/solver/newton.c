@@ -18,7 +18,9 @@
  * answer, the zones those impulses lie in are the likely zones of this step's, and in
  * fixed zones F is linear, so one Newton step at a small eps from that linearization lands
  * on the answer (mr_newton_guess; a resting robot or stack converges in that one
- * iteration). Only when a block changes zone does the solve restart soft. Each later
+ * iteration). A contact that turned from sticking to sliding or back is linearized again
+ * in its new zone; only when a block enters or leaves the OFF zone (or the warm steps are
+ * short) does the solve restart soft. Each later
  * proximal step is followed by the same kind of step, from the zones of the impulses the
  * centre moved to (mr_newton_recentred_step).
  *
@@ -75,6 +77,8 @@
 #define MR_NEWTON_EPS_GUESS 1e-6
 /* A step on the warm path shorter than this restarts the solve soft (mr_newton_guess). */
 #define MR_NEWTON_WARM_STEP 0.5
+/* Linearizations of the warm path at most (mr_newton_warm_path). */
+#define MR_NEWTON_RELINEARIZE 4
 
 /* Sliding contacts whose rank-one terms enter Newton's matrix exactly, at most; beyond
  * them the direction is a quasi-Newton one. */
@@ -490,9 +494,16 @@ static int mr_newton_warm_zone(const double l[3], double mu) {
 }
 
 /* Impulses, D and slip of contact k linearized in its warm zone z at y (the centre, the
- * warm impulses, is the expansion point): inside, lambda = y; on the rim with direction e,
- * lambda_N = y_N and lambda_T = mu y_N e + (I - e e^T) y_T, the projection's Jacobian where
- * the rim is reached (k = 1); a frictionless contact's lambda_T = 0. */
+ * warm impulses, is the expansion point for the normal): inside, lambda = y; on the rim,
+ * lambda_N = y_N and lambda_T = mu y_N e + k (I - e e^T) y_T, the projection's Jacobian
+ * at the current y_T: e its direction, k = mu lambda_c,N / |y_T| at most 1. A contact about
+ * to slide has c_T ~ 0, so y_T is the centre's impulse, on its rim: k = 1. One sliding on
+ * (a box pushed around, an object spinning on the floor) turns its slip from step to step;
+ * y_T = lambda_c,T - c_T / r points along the slip the step's free motion brings, and k,
+ * the friction's sensitivity to the slip's direction, is small. With the centre's
+ * direction and k = 1 the slip would be held to last step's direction as a stiff
+ * constraint, and the step would fail to the soft restart. A frictionless contact's
+ * lambda_T = 0. */
 static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
   int i = s->base + 3 * k;
   const double *l = s->center + i, *y = s->y + i, ri = 1 / s->r[i];
@@ -511,13 +522,19 @@ static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
     lk[2] = y[2];
     return;
   }
-  double t = mr_len2(l[1], l[2]), rim = t > 0;
-  double e[2] = {rim ? l[1] / t : 0, rim ? l[2] / t : 0}, et = e[0] * y[1] + e[1] * y[2];
-  double mu = s->p->mu[k];
+  double mu = s->p->mu[k], t = mr_len2(y[1], y[2]), tc = mr_len2(l[1], l[2]);
+  const double *along = t > 0 ? y : l; /* y_T, or the centre's when y_T = 0 */
+  double len = t > 0 ? t : tc, e[2] = {0, 0}, gain = 0;
+  if (len > 0) {
+    e[0] = along[1] / len;
+    e[1] = along[2] / len;
+    gain = t > 0 ? fmin(1, mu * l[0] / t) : 1;
+  }
+  double et = e[0] * y[1] + e[1] * y[2];
   for (int a = 0; a < 2; a++) {
-    for (int b = 0; b < 2; b++) Dk[3 * (a + 1) + b + 1] = rim * ((a == b) - e[a] * e[b]) * ri;
+    for (int b = 0; b < 2; b++) Dk[3 * (a + 1) + b + 1] = gain * ((a == b) - e[a] * e[b]) * ri;
     s->slip[2 * k + a] = mu * e[a];
-    lk[1 + a] = mu * e[a] * y[0] + rim * (y[1 + a] - e[a] * et);
+    lk[1 + a] = mu * e[a] * y[0] + gain * (y[1 + a] - e[a] * et);
   }
 }
 
@@ -545,23 +562,45 @@ static void mr_newton_linearize_centre(mr_newton *s) {
 
 /* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
  * the linearization in the zones of the warm impulses (the centre), the full step taken.
- * Returns the residual there, or NAN when a block changed zone or the step failed; the
- * caller then restarts from the warm start at the soft eps. A block that left or entered
- * the OFF zone changed the active set (a contact touched or lifted, a limit engaged); a
- * sticking contact that started to slide, or a sliding one that stuck, leaves a point
- * whose Newton steps at this eps are a few thousandths long. So does a contact that keeps
- * sliding with slip left after the step: its y_T = -c_T / r is huge at this eps, and its
- * friction direction turns over with the smallest change of velocity (a box tumbling on
- * the floor). The caller restarts soft when a later step on this eps is that short
- * (MR_NEWTON_WARM_STEP). */
-static double mr_newton_guess(mr_newton *s) {
+ * Returns the residual there, or NAN when a block changed zone or the step failed; *turned
+ * tells whether the only changes were contacts turning between sticking and sliding. A
+ * block that left or entered the OFF zone changed the active set (a contact touched or
+ * lifted, a limit engaged): the caller restarts from the warm start at the soft eps. A
+ * contact that turned is linearized again in its new zone (mr_newton_warm_path). The
+ * caller also restarts soft when a later step on this eps is short (MR_NEWTON_WARM_STEP). */
+static double mr_newton_guess(mr_newton *s, int *turned) {
   s->eps = MR_NEWTON_EPS_GUESS;
   mr_newton_regularization(s);
   mr_newton_linearize_centre(s);
   mr_newton_zones_copy(s, s->zone_outer, s->zone);
   double res = mr_newton_step(s);
-  if (!mr_newton_zones_equal(s, s->zone, s->zone_outer)) return NAN;
-  return isfinite(res) ? res : NAN;
+  *turned = 0;
+  if (!isfinite(res)) return NAN;
+  if (mr_newton_zones_equal(s, s->zone, s->zone_outer)) return res;
+  *turned = 1;
+  for (int a = 0; a < mr_newton_nblock(s) && *turned; a++) {
+    int b = mr_newton_block(s, a);
+    *turned = (s->zone[b] == MR_ZONE_OFF) == (s->zone_outer[b] == MR_ZONE_OFF);
+  }
+  return NAN;
+}
+
+/* The warm path: mr_newton_guess, and again from the impulses it reached (the centre moves
+ * there, and its zones are the new ones) while contacts only turned between sticking and
+ * sliding, up to MR_NEWTON_RELINEARIZE times. A light contact in a resting pile creeps by
+ * stick and slip, and its warm zone is wrong every few steps; the soft restart would take
+ * a dozen iterations, one linearization more takes one. Counts the iterations into *iters;
+ * returns the residual, or NAN for the soft restart. */
+static double mr_newton_warm_path(mr_newton *s, int *iters) {
+  int turned = 0;
+  double res = mr_newton_guess(s, &turned);
+  ++*iters;
+  while (isnan(res) && turned && *iters < MR_NEWTON_RELINEARIZE && *iters < s->p->max_iter) {
+    mr_newton_copy_rows(s, s->center, s->lam);
+    res = mr_newton_guess(s, &turned);
+    ++*iters;
+  }
+  return res;
 }
 
 /* The Newton iteration after a proximal step. Its centre moved to the impulses, and at a
@@ -662,8 +701,7 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
   double res = mr_newton_start(s, warm), res_warm = res, checkpoint = INFINITY;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   if (res > p->tol && p->max_iter > 0) {
-    double guess = mr_newton_guess(s);
-    r.iters = 1;
+    double guess = mr_newton_warm_path(s, &r.iters);
     warm_path = !isnan(guess);
     res = warm_path ? guess : mr_newton_start(s, warm);
   }
