@@ -463,9 +463,10 @@ static void mr_newton_warm_impulses(mr_newton *s, const double *lambda) {
     mr_project_contact_bounds(s->lam + s->base + 3 * s->con[a], p->mu[s->con[a]]);
 }
 
-/* Start from the warm-start impulses: v = v_free + A^-1 J^T lambda, centred there.
- * Returns the warm start's residual. */
-static double mr_newton_start(mr_newton *s, const double *lambda) {
+/* The warm-start impulses and the velocities they produce, v = v_free + A^-1 J^T lambda,
+ * the centre there. Returns the impulses' residual (the warm start's, judged as every
+ * iterate): a step at rest whose warm start already meets the tolerance ends here. */
+static double mr_newton_start_point(mr_newton *s, const double *lambda) {
   const mr_problem *p = s->p;
   for (int a = 0; a < s->nrow; a++) {
     int i = s->row[a];
@@ -473,17 +474,29 @@ static double mr_newton_start(mr_newton *s, const double *lambda) {
   }
   mr_newton_warm_impulses(s, lambda);
   for (int a = 0; a < s->ndof; a++) s->v[s->dof[a]] = s->Av[s->dof[a]] = 0;
-  mr_newton_judge(s);
+  double res = mr_newton_judge(s);
   mr_newton_copy_dofs(s, s->v, s->vlam);
   for (int a = 0; a < s->ndof; a++) s->tmp[s->dof[a]] = s->v[s->dof[a]] - p->v_free[s->dof[a]];
   mr_newton_Amul(s, s->tmp, s->Av);
   mr_newton_Jmul(s, s->v, s->Jv);
+  mr_newton_copy_rows(s, s->center, s->lam);
+  return res;
+}
+
+/* The soft start at the warm point: eps = MR_NEWTON_EPS, the impulses projected there.
+ * Returns their residual. */
+static double mr_newton_soften(mr_newton *s) {
   s->eps = MR_NEWTON_EPS;
   mr_newton_regularization(s);
-  mr_newton_copy_rows(s, s->center, s->lam);
   mr_newton_project(s, s->Jv, s->lam, s->D);
   mr_newton_zones_copy(s, s->zone_outer, s->zone);
   return mr_newton_judge(s);
+}
+
+/* The soft start from the warm-start impulses (the restart when the warm path fails). */
+static double mr_newton_start(mr_newton *s, const double *lambda) {
+  mr_newton_start_point(s, lambda);
+  return mr_newton_soften(s);
 }
 
 /* A contact's zone in the warm impulses l: off, pushing inside the friction disk, or on its
@@ -698,7 +711,12 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
   const mr_problem *p = s->p;
   mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
   if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
-  double res = mr_newton_start(s, warm), res_warm = res, checkpoint = INFINITY;
+  /* a warm start within the tolerance is projected once more at the soft eps: a proximal
+   * step, so that the impulses of a body at rest keep converging from step to step
+   * instead of staying wherever they first met the tolerance */
+  double res = mr_newton_start_point(s, warm), checkpoint = INFINITY;
+  if (res <= p->tol) res = mr_newton_soften(s);
+  double res_warm = res;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   if (res > p->tol && p->max_iter > 0) {
     double guess = mr_newton_warm_path(s, &r.iters);
@@ -748,7 +766,7 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
   /* stopped short: pgs takes the step from here, and from the warm start where Newton
    * left an island worse than it found it */
   if (r.status != MR_SOLVER_CONVERGED && !(r.residual <= res_warm)) {
-    r.residual = mr_newton_start(s, warm);
+    r.residual = mr_newton_start_point(s, warm);
     mr_newton_finish(s, out);
   }
   return r;
