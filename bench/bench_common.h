@@ -1,5 +1,5 @@
 /* What every benchmark shares: a monotonic clock, the median of the rounds, and the
- * command line (--steps N --rounds R [MODEL.xml ...]). Header-only: each bench_*.c is its
+ * command line (--steps N --rounds R [--long | --seeded] [MODEL.xml ...]). Header-only: each bench_*.c is its
  * own program. */
 #ifndef MR_BENCH_COMMON_H
 #define MR_BENCH_COMMON_H
@@ -33,6 +33,7 @@ typedef struct bench_args {
   const char *models[MAX_MODELS];
   int nmodels;       /* 0: the caller fills its defaults */
   int long_horizon;  /* --long: the caller's long-horizon scenes */
+  int seeded;        /* --seeded: only their seeded runs */
 } bench_args;
 
 /* Parses --steps N, --rounds R and model paths; prints usage and exits 2 on anything else
@@ -42,12 +43,13 @@ static inline void bench_parse_args(int argc, char **argv, const char *name, int
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--steps") && i + 1 < argc) a->steps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--long")) a->long_horizon = 1;
+    else if (!strcmp(argv[i], "--seeded")) a->long_horizon = a->seeded = 1;
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) a->rounds = atoi(argv[++i]);
     else if (argv[i][0] != '-' && a->nmodels < MAX_MODELS) a->models[a->nmodels++] = argv[i];
     else a->rounds = -1;
   }
   if (a->steps < min_steps || a->rounds < 1 || a->rounds > MAX_ROUNDS) {
-    fprintf(stderr, "usage: %s [--steps N] [--rounds R] [--long] [MODEL.xml ...]\n", name);
+    fprintf(stderr, "usage: %s [--steps N] [--rounds R] [--long | --seeded] [MODEL.xml ...]\n", name);
     exit(2);
   }
 }

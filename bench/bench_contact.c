@@ -32,8 +32,9 @@
  * reached become its step count in the timed rounds (column "steps"), and its ratio is
  * taken against MuJoCo's time over the same first steps.
  *
- * Usage: bench_contact [--steps N] [--rounds R] [--long] [MODEL.xml ...]
- * --long: the long-horizon scenes (bench_long), the default solver and pgs.
+ * Usage: bench_contact [--steps N] [--rounds R] [--long | --seeded] [MODEL.xml ...]
+ * --long: the long-horizon scenes (bench_long), the default solver and pgs, then the
+ * chaotic ones over seeded starts (bench_seeded); --seeded: those seeded runs only.
  * MOREAU_BENCH_SOLVERS=pgs,sap limits the Moreau rows to the solvers named.
  * Default models: MuJoCo's humanoid (2 s simulated) and humanoid100 (1 s) samples.
  */
@@ -384,6 +385,84 @@ static const scene long_scenes[] = {
     {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
 };
 
+/* The chaotic scenes again from nudged starts: in a heap, or a humanoid with objects lying on
+ * it, a last-bit change of the trajectory moves the steps at the cap by hundreds, so a
+ * single run from qpos0 measures its own luck. SEEDS runs of the default solver, each from
+ * qpos0 with qvel nudged by up to 1e-3 (bench_batch's nudge), and MuJoCo from the same
+ * starts; the humanoid's 5 s are bench_batch's seeded batch. MOREAU_BENCH_SEED_OFFSET=K
+ * runs seeds K+1..K+SEEDS instead of 1..SEEDS. */
+#define SEEDS 6
+static const scene seeded_scenes[] = {
+    {MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", 5.0, 0},
+    {MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", 5.0, 0},
+    {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
+};
+
+static double seed_nudge(int seed, int i) { return 1e-3 * ((seed * 7919 + i * 104729) % 2001 - 1000) / 1000.0; }
+
+/* One seeded run of each engine: CPU seconds into mj_s and mr_s; Moreau's capped steps,
+ * iterations and worst natural map added into the totals. */
+static void seeded_run(bench_state *b, int steps, int seed, double *mj_s, double *mr_s, int *capped,
+                       double *iters, double *natural) {
+  mj_resetData(b->m, b->d);
+  for (int i = 0; i < b->m->nv; i++) b->d->qvel[i] = seed_nudge(seed, i);
+  double t0 = cpu_seconds();
+  for (int s = 0; s < steps; s++) mj_step(b->m, b->d);
+  *mj_s = cpu_seconds() - t0;
+  mr_data_reset(b->mm, b->md);
+  b->md->opt.solver = mr_solver_default();
+  for (int i = 0; i < b->mm->nv; i++) b->md->qvel[i] = seed_nudge(seed, i);
+  double busy = 0;
+  for (int s = 0; s < steps; s++) {
+    t0 = cpu_seconds();
+    int rc = mr_step(b->mm, b->md);
+    busy += cpu_seconds() - t0;
+    if (rc != 0) break;
+    *capped += b->md->nefc > 0 && b->md->solver_status != 0;
+    *iters += b->md->solver_iters;
+    if (b->md->metrics.natural_map > *natural) *natural = b->md->metrics.natural_map;
+  }
+  *mr_s = busy;
+}
+
+static int bench_seeded(void) {
+  printf("seeded: %d runs of each scene from qpos0 with qvel nudged by up to 1e-3, Moreau's %s "
+         "and MuJoCo from the same starts (CPU time; ratio = MuJoCo's total / Moreau's)\n",
+         SEEDS, mr_solver_name(mr_solver_default()));
+  printf("%-18s %6s %8s %8s %7s %7s %10s  %s\n", "scene", "steps", "MuJoCo/s", "Moreau/s", "ratio",
+         "iters", "natural", "steps at the cap, per seed");
+  int failures = 0;
+  for (size_t k = 0; k < sizeof seeded_scenes / sizeof seeded_scenes[0]; k++) {
+    const scene *sc = &seeded_scenes[k];
+    bench_state b;
+    if (bench_state_load(sc->path, sc->dt, &b) != 0) {
+      failures++;
+      continue;
+    }
+    int steps = (int)(sc->seconds / b.mm->opt.timestep + 0.5), capped[SEEDS], total = 0;
+    double mj = 0, mr = 0, iters = 0, natural = 0;
+    int seed0 = getenv("MOREAU_BENCH_SEED_OFFSET") ? atoi(getenv("MOREAU_BENCH_SEED_OFFSET")) : 0;
+    for (int seed = 1 + seed0; seed <= SEEDS + seed0; seed++) {
+      double a, c;
+      capped[seed - 1 - seed0] = 0;
+      seeded_run(&b, steps, seed, &a, &c, &capped[seed - 1 - seed0], &iters, &natural);
+      mj += a;
+      mr += c;
+      total += capped[seed - 1 - seed0];
+    }
+    const char *name = strrchr(sc->path, '/') ? strrchr(sc->path, '/') + 1 : sc->path;
+    printf("%-18s %6d %8.0f %8.0f %7.2f %7.1f %10.2e  %d of %d (%.2f%%):", name, steps,
+           SEEDS * steps / mj, SEEDS * steps / mr, mj / mr, iters / (SEEDS * steps), natural, total,
+           SEEDS * steps, 100.0 * total / (SEEDS * steps));
+    for (int i = 0; i < SEEDS; i++) printf(" %d", capped[i]);
+    printf("\n");
+    fflush(stdout);
+    bench_state_free(&b);
+  }
+  printf("\n");
+  return failures;
+}
+
 static int bench_long(int rounds) {
   if (!getenv("MOREAU_BENCH_SOLVERS")) {
     static char names[128];
@@ -399,7 +478,7 @@ static int bench_long(int rounds) {
     int steps = dt > 0 ? (int)(sc->seconds / dt + 0.5) : default_steps(sc->path, sc->seconds);
     if (bench_model(sc->path, dt, steps, rounds, INFINITY) != 0) failures++;
   }
-  return failures;
+  return failures + bench_seeded();
 }
 
 int main(int argc, char **argv) {
@@ -420,7 +499,8 @@ int main(int argc, char **argv) {
            "of stepping; the steps it reached then hold for its timed rounds\n\n",
            SOLVER_BUDGET);
   int failures = 0;
-  if (args.long_horizon) failures = bench_long(args.rounds);
+  if (args.seeded) failures = bench_seeded();
+  else if (args.long_horizon) failures = bench_long(args.rounds);
   for (int i = 0; i < args.nmodels && !args.long_horizon; i++) {
     int steps = args.steps > 0 ? args.steps : default_steps(args.models[i], seconds[i]);
     if (bench_model(args.models[i], 0, steps, args.rounds, SOLVER_BUDGET / (args.rounds + 1)) != 0)
