@@ -589,9 +589,7 @@ static double mr_newton_guess(mr_newton *s, int *turned) {
   double res = mr_newton_step(s);
   *turned = 0;
   if (!isfinite(res)) return NAN;
-  /* converged is converged, whatever the zones: a contact resting on its disk's rim (a
-   * lying robot's foot at the friction limit) lands a rounding error inside or outside */
-  if (res <= s->p->tol || mr_newton_zones_equal(s, s->zone, s->zone_outer)) return res;
+  if (mr_newton_zones_equal(s, s->zone, s->zone_outer)) return res;
   *turned = 1;
   for (int a = 0; a < mr_newton_nblock(s) && *turned; a++) {
     int b = mr_newton_block(s, a);
