@@ -269,7 +269,9 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->Y = mr_arena_doubles(work, ms * nv + 1);
   s->jac = mr_arena_doubles(work, ms * ms + 1);
   s->rhs = mr_arena_doubles(work, ms + 1);
-  s->kinks = mr_arena_doubles(work, 2 * nb + 1);
+  /* a limit's zero is one kink, a contact's normal zero and two rim crossings three: one
+   * per row */
+  s->kinks = mr_arena_doubles(work, n + 1);
   if (!s->kinks || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->cols ||
       !s->W || !s->Jk || !s->slide || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;

@@ -42,7 +42,7 @@ typedef struct mr_newton {
   int maxslide;     /* the Woodbury correction: */
   int *slide, *piv; /* its contacts, pivots, */
   double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
-  double *kinks;    /* up to 2 per block: step lengths in (0, 1) where a block changes zone */
+  double *kinks;    /* one per row: step lengths in (0, 1) where a block changes zone */
   int nkink;
 } mr_newton;
 
