@@ -26,7 +26,7 @@ static void *mj_worker(void *arg) {
   mjData *d = mj_makeData(p->m);
   for (int j; (j = atomic_fetch_add(&p->next, 1)) < p->jobs;) {
     mj_resetData(p->m, d);
-    for (int i = 0; i < p->m->nv; i++) d->qvel[i] = 1e-3 * ((j * 7919 + i * 104729) % 2001 - 1000) / 1000.0;
+    for (int i = 0; i < p->m->nv; i++) d->qvel[i] = bench_seed_nudge(j, i);
     for (int s = 0; s < p->steps; s++) mj_step(p->m, d);
   }
   mj_deleteData(d);

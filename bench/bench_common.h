@@ -28,6 +28,12 @@ static inline double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The nudge of a seeded start: qvel[i] of run `seed`, within 1e-3 (bench_batch's jobs and
+ * bench_contact --seeded, for MuJoCo and Moreau alike). */
+static inline double bench_seed_nudge(int seed, int i) {
+  return 1e-3 * ((seed * 7919 + i * 104729) % 2001 - 1000) / 1000.0;
+}
+
 typedef struct bench_args {
   int steps, rounds; /* steps: the caller's default unless --steps */
   const char *models[MAX_MODELS];

@@ -398,20 +398,18 @@ static const scene seeded_scenes[] = {
     {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
 };
 
-static double seed_nudge(int seed, int i) { return 1e-3 * ((seed * 7919 + i * 104729) % 2001 - 1000) / 1000.0; }
-
 /* One seeded run of each engine: CPU seconds into mj_s and mr_s; Moreau's capped steps,
  * iterations and worst natural map added into the totals. */
 static void seeded_run(bench_state *b, int steps, int seed, double *mj_s, double *mr_s, int *capped,
                        double *iters, double *natural) {
   mj_resetData(b->m, b->d);
-  for (int i = 0; i < b->m->nv; i++) b->d->qvel[i] = seed_nudge(seed, i);
+  for (int i = 0; i < b->m->nv; i++) b->d->qvel[i] = bench_seed_nudge(seed, i);
   double t0 = cpu_seconds();
   for (int s = 0; s < steps; s++) mj_step(b->m, b->d);
   *mj_s = cpu_seconds() - t0;
   mr_data_reset(b->mm, b->md);
   b->md->opt.solver = mr_solver_default();
-  for (int i = 0; i < b->mm->nv; i++) b->md->qvel[i] = seed_nudge(seed, i);
+  for (int i = 0; i < b->mm->nv; i++) b->md->qvel[i] = bench_seed_nudge(seed, i);
   double busy = 0;
   for (int s = 0; s < steps; s++) {
     t0 = cpu_seconds();
