@@ -204,13 +204,18 @@ static int mr_mesh_msh_budget(const char *path, mr_mesh_budget *budget, mr_mesh_
   return 0;
 }
 
+/* The file name's extension with its dot ("" when the name has none). */
+static const char *mr_mesh_extension(const char *path) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  return dot && !(slash && dot < slash) ? dot : "";
+}
+
 /* STL, OBJ and COLLADA, by the file's extension: assimp would otherwise hand a file to
  * whichever of its forty importers claims it, most of them never meant for robot meshes
  * and each a parser a hostile file can reach. */
 static int mr_mesh_format_known(const char *path) {
-  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash)) return 0;
-  return strcasecmp(dot, ".stl") == 0 || strcasecmp(dot, ".obj") == 0 || strcasecmp(dot, ".dae") == 0;
+  const char *ext = mr_mesh_extension(path);
+  return strcasecmp(ext, ".stl") == 0 || strcasecmp(ext, ".obj") == 0 || strcasecmp(ext, ".dae") == 0;
 }
 
 /* The first data array or accessor under n without its count attribute, or NULL. */
@@ -253,8 +258,7 @@ static const struct aiScene *mr_mesh_import(const char *path, mr_mesh_budget *bu
     snprintf(msg, (size_t)msglen, "mesh file '%s': unknown format (STL, OBJ, DAE and MSH are read)", path);
     return NULL;
   }
-  const char *dot = strrchr(path, '.');
-  if (strcasecmp(dot, ".dae") == 0 && mr_collada_check(path, msg, msglen)) return NULL;
+  if (strcasecmp(mr_mesh_extension(path), ".dae") == 0 && mr_collada_check(path, msg, msglen)) return NULL;
   mr_mesh_file_io io;
   mr_mesh_file_io_init(&io, budget->bytes < MR_MESH_MAX_BYTES ? budget->bytes : MR_MESH_MAX_BYTES);
   /* A COLLADA file's <up_axis> is ignored: assimp would otherwise turn Z_UP files into its
