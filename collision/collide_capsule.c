@@ -6,10 +6,8 @@
 #include "engine/core/mr_math.h"
 #include "shape.h"
 
-/* Closest points of segments p + s e (s in [0,1]) and q + t f (t in [0,1]); robust to
- * zero-length and parallel segments (then s = 0 unless clamped). */
-static void mr_segments_closest(const double p[3], const double e[3], const double q[3],
-                                const double f[3], double *s, double *t) {
+void mr_segments_closest(const double p[3], const double e[3], const double q[3],
+                         const double f[3], double *s, double *t) {
   double r[3];
   mr_sub3(r, p, q);
   double a = mr_dot3(e, e), c = mr_dot3(f, f), g = mr_dot3(f, r);

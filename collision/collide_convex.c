@@ -342,10 +342,8 @@ static void mr_gjk_set_make(const mr_shape *s, mr_gjk_set *g, double *radius) {
   if (mr_shape_core(s, g->p0, g->p1, radius)) g->shape = 0;
 }
 
-/* Contact position for a penetration along n: the witness of the side whose support point
- * is unique (curved), else the midpoint of both support points. */
-static void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3],
-                                 double depth, mr_contact_point *out) {
+void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3], double depth,
+                          mr_contact_point *out) {
   double pa[3], pb[3], m[3];
   mr_scale3(m, n, -1);
   mr_shape_support(a, n, pa);

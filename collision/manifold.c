@@ -233,6 +233,51 @@ static int mr_clip_dedupe(mr_clip_poly *c, double tol) {
   return k;
 }
 
+/* A penetration where one side's support is a single point (a polytope's vertex, a rounded
+ * surface's point: a feature of fewer than two vertices) and the other's a face or an edge.
+ * The general path's penetration point is the midpoint of both sides' support points, and a
+ * face's or an edge's support point is whichever vertex round-off picks: a box's corner
+ * poking into another box's face got a contact halfway to one of that face's corners, and a
+ * torque about the wrong point. The contact is at the single point. Separated pairs keep
+ * GJK's witnesses, which are the closest points. */
+static int mr_manifold_point(const mr_shape *a, const mr_shape *b, const mr_feature *fa,
+                             const mr_feature *fb, const mr_contact_point *deepest,
+                             mr_contact_point *out) {
+  int single_a = fa->n < 2, single_b = fb->n < 2;
+  if (deepest->dist > 0 || single_a == single_b) return 0;
+  const double *n = deepest->normal;
+  double pa[3];
+  if (single_a) {
+    mr_shape_support(a, n, pa);
+  } else { /* b's point, moved back to a's surface along the normal */
+    double m[3];
+    mr_scale3(m, n, -1);
+    mr_shape_support(b, m, pa);
+    mr_addscl3(pa, n, -deepest->dist);
+  }
+  mr_point_set(out, pa, n, deepest->dist, deepest->feature);
+  return 1;
+}
+
+/* Two crossing edges in penetration: the contact is midway between their closest points
+ * (the general path's midpoint of support vertices could sit at either end of each edge). */
+static int mr_manifold_crossing(const mr_feature *fa, const mr_feature *fb,
+                                const mr_contact_point *deepest, mr_contact_point *out) {
+  if (deepest->dist > 0) return 0;
+  double e[3], f[3], s, t, p[3], q[3];
+  mr_sub3(e, fa->p[1], fa->p[0]);
+  mr_sub3(f, fb->p[1], fb->p[0]);
+  mr_segments_closest(fa->p[0], e, fb->p[0], f, &s, &t);
+  mr_copy3(p, fa->p[0]);
+  mr_addscl3(p, e, s);
+  mr_copy3(q, fb->p[0]);
+  mr_addscl3(q, f, t);
+  *out = *deepest;
+  mr_add3(out->pos, p, q);
+  mr_scale3(out->pos, out->pos, 0.5);
+  return 1;
+}
+
 int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
                      double margin, mr_contact_point *out) {
   const double *n = deepest->normal;
@@ -240,15 +285,15 @@ int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_poin
   mr_scale3(m, n, -1);
   mr_feature fa, fb;
   mr_feature_get(a, n, &fa);
-  if (fa.n < 2) return 0;
   mr_feature_get(b, m, &fb);
-  if (fb.n < 2) return 0;
-  if (fa.n == 2 && fb.n == 2) { /* two segments: only when parallel */
+  if (fa.n < 2 || fb.n < 2) return mr_manifold_point(a, b, &fa, &fb, deepest, out);
+  if (fa.n == 2 && fb.n == 2) { /* two segments: clipped only when parallel */
     double ea[3], eb[3], c[3];
     mr_sub3(ea, fa.p[1], fa.p[0]);
     mr_sub3(eb, fb.p[1], fb.p[0]);
     mr_cross3(c, ea, eb);
-    if (mr_norm3(c) > 5e-3 * mr_norm3(ea) * mr_norm3(eb)) return 0;
+    if (mr_norm3(c) > 5e-3 * mr_norm3(ea) * mr_norm3(eb))
+      return mr_manifold_crossing(&fa, &fb, deepest, out);
   }
   int ref_is_a = fa.n >= fb.n;
   if (fa.n >= 3 && fb.n >= 3) ref_is_a = mr_feature_spread(&fa, n) <= mr_feature_spread(&fb, n);

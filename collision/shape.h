@@ -81,6 +81,10 @@ int mr_collide_sphere_capsule(const mr_shape *a, const mr_shape *b, double margi
 
 /* collide_capsule.c */
 int mr_collide_capsule_capsule(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+/* Closest points of segments p + s e (s in [0,1]) and q + t f (t in [0,1]); robust to
+ * zero-length and parallel segments (then s = 0 unless clamped). */
+void mr_segments_closest(const double p[3], const double e[3], const double q[3],
+                         const double f[3], double *s, double *t);
 
 /* collide_hfield.c: a heightfield (a) against any convex geom (b), prism by prism. */
 int mr_collide_hfield(const mr_model *m, const mr_shape *a, const mr_shape *b, double margin,
@@ -96,6 +100,11 @@ int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
 /* The general path plus a face-clipped manifold (manifold.c) for flat contact. */
 int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
 
+/* The contact point of a penetration of the given depth along n (a to b): the witness of
+ * the side whose support point is unique (curved), else the midpoint of both support points. */
+void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3], double depth,
+                          mr_contact_point *out);
+
 /* collide_depth.c: penetration depth and normal (a to b) of two overlapping primitives
  * (not meshes) by Newton's method on the support gap, from the starting normal n0.
  * Returns 0, or -1 if a separating direction turns up. */
@@ -103,7 +112,9 @@ int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[
                           double *depth, double n[3]);
 
 /* manifold.c: given the general path's single point (normal a->b), the points of the
- * clipped contact polygon; returns their number, or 0 to keep the single point. */
+ * clipped contact polygon, or for a penetration where one side's support is a single point
+ * (a vertex, a rounded surface) and the other's a face or an edge, that point, and for two
+ * crossing edges their closest points; returns their number, or 0 to keep the single point. */
 int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
                      double margin, mr_contact_point *out);
 /* manifold_thin.c: keeps at most budget of n points (n <= MR_THIN_CAP) of one contact, in

@@ -275,11 +275,15 @@ static void test_spring_cylinder(void) {
 
 /* The paper's Clutter settings: tau_d = dt and its tolerance eps_r = 1e-5 (the
  * dimensionless momentum error (32)). The paper reports about 3 Newton iterations per step
- * once the pile rests (Fig. 9); how long the pile takes to come to rest is chaotic (a
- * round-off change in G moved it from about 3 s to about 5 s, and the mean over 1-10 s
- * from 3.5 to 5.9), so the mean is asserted over the second half of 10 s, when it rests
- * in every run measured (3.0 and 2.9). An unoptimized (sanitizer) build runs the first 3 s,
- * which checks memory and convergence but not the mean. Every step must converge. */
+ * once the pile rests (Fig. 9); how long the pile takes to come to rest is chaotic: a
+ * round-off change in G moved it from about 3 s to about 5 s, and placing a box corner's
+ * contact at the corner instead of halfway to a face corner (collision/manifold.c) moved
+ * it to about 9 s on this start, while three nudged starts (qvel within 1e-3) then rest
+ * sooner than before (means over 5-10 s of 1.8, 1.6 and 2.1 iterations, against 2.8, 7.1
+ * and 8.1). The mean is therefore asserted over the last second of 10 s, when the pile
+ * rests in every run measured (3.0 on this start); the mean of the second half is printed.
+ * An unoptimized (sanitizer) build runs the first 3 s, which checks memory and convergence
+ * but not the mean. Every step must converge. */
 #ifdef __OPTIMIZE__
 #define CLUTTER_SECONDS 10.0
 #else
@@ -296,7 +300,8 @@ static void test_clutter(void) {
   const double dt = d->opt.timestep, duration = CLUTTER_SECONDS;
   MR_REQUIRE(fabs(dt - 0.01) < 1e-12);
   int steps = (int)(duration / dt + 0.5), first = (int)(0.5 * duration / dt + 0.5);
-  long iters_sum = 0, transient_iters = 0;
+  long iters_sum = 0, transient_iters = 0, last_second_iters = 0;
+  int last_second = steps - (int)(1.0 / dt + 0.5);
   int not_converged = 0, max_iters = 0, max_ncon = 0;
   double t0 = wall_seconds();
   for (int k = 0; k < steps; k++) {
@@ -308,15 +313,17 @@ static void test_clutter(void) {
       continue;
     }
     iters_sum += d->solver_iters;
+    if (k >= last_second) last_second_iters += d->solver_iters;
     if (d->solver_iters > max_iters) max_iters = d->solver_iters;
   }
   double wall = wall_seconds() - t0, mean = (double)iters_sum / (steps - first);
+  double rest = (double)last_second_iters / (steps - last_second);
   printf("clutter (40 bodies, dt 10 ms, %.0f s), sap, tol %g: mean Newton iterations %.2f in the "
-         "first half, %.2f in the second (max %d), %d steps not converged, last ncon %d "
-         "(max %d), wall %.2f s\n",
-         duration, d->opt.tol, (double)transient_iters / first, mean, max_iters, not_converged,
-         d->ncon, max_ncon, wall);
-  if (duration >= 10.0) MR_CHECK_MSG(mean <= 5.0, "sap: %.2f Newton iterations per step at rest", mean);
+         "first half, %.2f in the second (max %d), %.2f in the last second, %d steps not "
+         "converged, last ncon %d (max %d), wall %.2f s\n",
+         duration, d->opt.tol, (double)transient_iters / first, mean, max_iters, rest,
+         not_converged, d->ncon, max_ncon, wall);
+  if (duration >= 10.0) MR_CHECK_MSG(rest <= 5.0, "sap: %.2f Newton iterations per step at rest", rest);
   MR_CHECK_MSG(not_converged == 0, "%d steps not converged", not_converged);
   mr_data_free(d);
   mr_model_free(m);

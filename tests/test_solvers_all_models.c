@@ -80,20 +80,24 @@ typedef struct solver_tally {
 static solver_tally tallies[64];
 
 /* The share of steps with rows each solver must report converged, over all the models
- * above. Set from the shares measured on today's code (Release, 2026-11-25, after issue
- * 17's position-level recovery and soft's MuJoCo regularizer: pgs 0.9957, lcp 0.8112, ccp
- * 0.7899, admm 0.9894, raisim 0.9629, implicit 0.9993, sap 1.0000, soft 0.9526, stagproj
- * 0.9996, newton 0.9968), each lowered by one percentage point and rounded down to the
- * hundredth, so that a solver that stops converging on even 1% of these steps fails. The
- * low ones are the per-contact solvers' capped steps on the humanoid, arm3 and clutter
- * (printed per model above). */
+ * above. Set from the shares measured on today's code (Release, 2026-11-26, after the
+ * contact of a single penetrating point went to that point instead of the midpoint of both
+ * support points (collision/manifold.c): pgs 0.9945, lcp 0.7677, ccp 0.9415, admm 0.9934,
+ * raisim 0.9569, implicit 0.9996, sap 1.0000, soft 0.9521, stagproj 0.9995, newton
+ * 0.9987), each lowered by one percentage point and rounded down to the hundredth, so that
+ * a solver that stops converging on even 1% of these steps fails. The low ones are the
+ * per-contact solvers' capped steps on the humanoid and clutter, and lcp's on arm3, whose
+ * gripper sphere rests on the base cylinder's rim: its contact is now on the rim (before,
+ * 0.12 m from the axis of the 0.1 m cylinder), and the 4-facet pyramid's Gauss-Seidel
+ * stalls on that one contact of a 3-dof arm, where ccp now converges (printed per model
+ * above). */
 typedef struct share_floor {
   const char *solver;
   double share;
 } share_floor;
 
 static const share_floor share_floors[] = {
-    {"pgs", 0.98},  {"lcp", 0.80},  {"ccp", 0.77},      {"admm", 0.97},     {"raisim", 0.95},
+    {"pgs", 0.98},  {"lcp", 0.75},  {"ccp", 0.93},      {"admm", 0.98},     {"raisim", 0.94},
     {"implicit", 0.98}, {"sap", 0.99}, {"soft", 0.94}, {"stagproj", 0.98}, {"newton", 0.98},
 };
 
