@@ -133,6 +133,14 @@ static double mr_feature_spread(const mr_feature *f, const double n[3]) {
   return hi - lo;
 }
 
+/* A strictly increasing function of atan2(y, x) on (-2, 2]: sorting by it orders as the
+ * angle does, without the transcendental call (it was a third of the clipping's time). */
+static double mr_pseudo_angle(double y, double x) {
+  double l1 = fabs(x) + fabs(y);
+  if (l1 == 0) return 0;
+  return y < 0 ? x / l1 - 1 : 1 - x / l1;
+}
+
 /* Orders the feature's vertices counter-clockwise about n (by angle about the centroid). */
 static void mr_feature_sort(mr_feature *f, const double n[3]) {
   if (f->n < 3) return;
@@ -146,7 +154,7 @@ static void mr_feature_sort(mr_feature *f, const double n[3]) {
   for (int i = 0; i < f->n; i++) {
     double r[3];
     mr_sub3(r, f->p[i], c);
-    ang[i] = atan2(mr_dot3(r, t2), mr_dot3(r, t1));
+    ang[i] = mr_pseudo_angle(mr_dot3(r, t2), mr_dot3(r, t1));
   }
   for (int i = 1; i < f->n; i++) /* insertion sort: few vertices */
     for (int j = i; j > 0 && ang[j] < ang[j - 1]; j--) {

@@ -29,7 +29,7 @@ static const mr_collide_fn mr_collide_table[MR_GEOM_NTYPES][MR_GEOM_NTYPES] = {
   [E] = {[E] = mr_collide_convex, [Y] = mr_collide_convex, [B] = mr_collide_convex,
          [M] = mr_collide_convex},
   [Y] = {[Y] = mr_collide_convex, [B] = mr_collide_convex, [M] = mr_collide_convex},
-  [B] = {[B] = mr_collide_convex, [M] = mr_collide_convex},
+  [B] = {[B] = mr_collide_box_box, [M] = mr_collide_convex},
   [M] = {[M] = mr_collide_convex},
 };
 

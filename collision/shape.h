@@ -92,6 +92,7 @@ int mr_collide_hfield(const mr_model *m, const mr_shape *a, const mr_shape *b, d
 
 /* collide_box.c */
 int mr_collide_sphere_box(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+int mr_collide_box_box(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
 
 /* collide_convex.c: the general path for any two convex shapes (not planes). One point:
  * GJK distance when separated (exact on polytopes and on sphere/capsule cores), libccd's MPR
