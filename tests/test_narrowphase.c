@@ -299,22 +299,29 @@ static void test_degenerate(void) {
   shape_pose(&b2, z, id); /* identical boxes */
   n = mr_collide_convex(&b1, &b2, 0, c);
   MR_CHECK(n >= 1 && finite_points(c, n));
+  n = mr_collide_box_box(&b1, &b2, 0, c);
+  MR_CHECK(n >= 1 && finite_points(c, n));
+  for (int i = 0; i < n; i++) MR_CHECK_NEAR(c[i].dist, -0.2, 1e-15); /* out along x */
   n = mr_collide_sphere_box(&s1, &b1, 0, c); /* sphere center at the box center */
   MR_CHECK(n == 1 && finite_points(c, n));
   MR_CHECK_NEAR(c[0].dist, -0.4, 1e-15);
   /* boxes touching exactly corner to corner and edge to edge */
-  shape_pose(&b2, (double[3]){0.2, 0.4, 0.6}, id);
-  n = mr_collide_convex(&b1, &b2, 0.01, c);
-  MR_CHECK(finite_points(c, n));
-  for (int i = 0; i < n; i++) MR_CHECK(fabs(c[i].dist) < 1e-9);
-  shape_pose(&b2, (double[3]){0.2, 0.4, 0}, id);
-  n = mr_collide_convex(&b1, &b2, 0.01, c);
-  MR_CHECK(n >= 1 && finite_points(c, n));
   double q[4];
   mr_axis_angle_to_quat(q, (double[3]){1, 1, 0}, 0.9);
-  shape_pose(&b2, (double[3]){0.2, 0.25, 0.35}, q);
-  n = mr_collide_convex(&b1, &b2, 0.01, c);
-  MR_CHECK(finite_points(c, n));
+  for (int f = 0; f < 2; f++) { /* the general path, then box-box's own */
+    mr_collide_fn fn = f ? mr_collide_box_box : mr_collide_convex;
+    shape_pose(&b2, (double[3]){0.2, 0.4, 0.6}, id);
+    n = fn(&b1, &b2, 0.01, c);
+    MR_CHECK(n >= 1 && finite_points(c, n));
+    for (int i = 0; i < n; i++) MR_CHECK(fabs(c[i].dist) < 1e-9);
+    shape_pose(&b2, (double[3]){0.2, 0.4, 0}, id);
+    n = fn(&b1, &b2, 0.01, c);
+    MR_CHECK(n >= 1 && finite_points(c, n));
+    for (int i = 0; i < n; i++) MR_CHECK(fabs(c[i].dist) < 1e-9);
+    shape_pose(&b2, (double[3]){0.2, 0.25, 0.35}, q);
+    n = fn(&b1, &b2, 0.01, c);
+    MR_CHECK(finite_points(c, n));
+  }
   /* cylinder and ellipsoid at the same center as a box */
   shape_init(&y1, MR_GEOM_CYLINDER, 0.1, 0.2, 0);
   shape_init(&e1, MR_GEOM_ELLIPSOID, 0.1, 0.2, 0.3);
