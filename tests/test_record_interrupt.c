@@ -2,7 +2,8 @@
  * - SIGINT after about a second: moreau finishes the step, completes the file under its
  *   final name (no .part left) with every recorded step, and says how many rows it wrote;
  * - kill -9: no file under the final name, and FILE.part readable (mr_recording_load, and
- *   h5dump for HDF5) with whole rows, evenly spaced in time, up to the last flush.
+ *   h5dump for HDF5) with whole rows, evenly spaced in time, up to the last flush (a CSV's
+ *   last line may be cut: check_csv_whole_rows).
  * Both for .csv and .h5, on MuJoCo's humanoid without contacts (a fast, steady run). */
 #include <signal.h>
 #include <stdio.h>
@@ -97,8 +98,13 @@ static long check_rows(const char *path, const mr_model *m) {
   return rows;
 }
 
-/* A CSV cut by kill -9 still ends on a row boundary: every line complete and full width. */
-static void check_csv_whole_rows(const char *path, int columns) {
+/* Every complete line of a CSV is a full-width row. A file completed on SIGINT ends on a
+ * row boundary; one cut by kill -9 may end in a partial last line: the writer hands each
+ * flush to the kernel in one write, but Linux stops a write between pages once a SIGKILL
+ * is pending (seen once, with the machine loaded by other test runs), and nothing in user
+ * space can make an append of several pages atomic. The loader drops such a line
+ * (check_rows has already read the file). */
+static void check_csv_whole_rows(const char *path, int columns, int may_be_cut) {
   FILE *f = fopen(path, "r");
   MR_REQUIRE(f != NULL);
   int c, commas = 0, lines = 0, bad = 0, last = '\n';
@@ -112,7 +118,8 @@ static void check_csv_whole_rows(const char *path, int columns) {
     last = c;
   }
   fclose(f);
-  MR_CHECK_MSG(last == '\n', "%s: ends in the middle of a row", path);
+  if (!may_be_cut) MR_CHECK_MSG(last == '\n', "%s: ends in the middle of a row", path);
+  MR_CHECK_MSG(commas < columns, "%s: the last line is longer than a row", path);
   MR_CHECK_MSG(bad == 0 && lines > 1, "%s: %d lines, %d of the wrong width", path, lines, bad);
 }
 
@@ -142,7 +149,7 @@ static void check_sigint(const char *ext, const mr_model *m) {
                json_number(out, "rows"), rows);
   MR_CHECK_MSG(rows == 1 + (long)steps / EVERY, "%s: %ld rows for %g steps", ext, rows, steps);
   if (strcmp(ext, "h5") == 0) check_h5dump_reads(path);
-  else check_csv_whole_rows(path, 1 + m->nq + m->nv + 6);
+  else check_csv_whole_rows(path, 1 + m->nq + m->nv + 6, 0);
 }
 
 static void check_kill9(const char *ext, const mr_model *m) {
@@ -163,7 +170,7 @@ static void check_kill9(const char *ext, const mr_model *m) {
   long rows = check_rows(part, m);
   MR_CHECK_MSG(rows > 1, "%s: %ld rows survived", ext, rows);
   if (strcmp(ext, "h5") == 0) check_h5dump_reads(part);
-  else check_csv_whole_rows(part, 1 + m->nq + m->nv + 6);
+  else check_csv_whole_rows(part, 1 + m->nq + m->nv + 6, 1);
 }
 
 int main(void) {

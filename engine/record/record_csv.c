@@ -1,7 +1,9 @@
 /* CSV trajectories (record.h). Rows are formatted into one memory block and handed to the
  * kernel whole, one write per flush with the stream unbuffered, so a killed run leaves
  * FILE.part ending on a row boundary: stdio's own buffer would cut a row wherever it
- * filled. */
+ * filled. The one exception is SIGKILL arriving during that write: Linux stops a write
+ * between pages once a fatal signal is pending, and the last row can then be partial;
+ * mr_recording_load drops a last line without its newline. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
