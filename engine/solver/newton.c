@@ -18,9 +18,9 @@
  * answer, the zones those impulses lie in are the likely zones of this step's, and in
  * fixed zones F is linear, so one Newton step at a small eps from that linearization lands
  * on the answer (mr_newton_guess; a resting robot or stack converges in that one
- * iteration). A contact that turned from sticking to sliding or back is linearized again
- * in its new zone; only when a block enters or leaves the OFF zone (or the warm steps are
- * short) does the solve restart soft. Each later
+ * iteration). A contact that turned from sticking to sliding or back, or lifted, is
+ * linearized again in its new zone; only when a block enters from the OFF zone (or the
+ * warm steps are short) does the solve restart soft. Each later
  * proximal step is followed by the same kind of step, from the zones of the impulses the
  * centre moved to (mr_newton_recentred_step).
  *
@@ -577,42 +577,44 @@ static void mr_newton_linearize_centre(mr_newton *s) {
 
 /* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
  * the linearization in the zones of the warm impulses (the centre), the full step taken.
- * Returns the residual there, or NAN when a block changed zone or the step failed; *turned
- * tells whether the only changes were contacts turning between sticking and sliding. A
- * block that left or entered the OFF zone changed the active set (a contact touched or
- * lifted, a limit engaged): the caller restarts from the warm start at the soft eps. A
- * contact that turned is linearized again in its new zone (mr_newton_warm_path). The
- * caller also restarts soft when a later step on this eps is short (MR_NEWTON_WARM_STEP). */
-static double mr_newton_guess(mr_newton *s, int *turned) {
+ * Returns the residual there, or NAN when a block changed zone or the step failed; *again
+ * tells whether every change can be linearized again from the impulses reached
+ * (mr_newton_warm_path): contacts turning between sticking and sliding, and blocks going
+ * OFF (a contact lifting, a limit releasing), whose impulse the step already took to zero.
+ * A block entering from OFF (a contact touching, a limit engaging) has no impulse to
+ * linearize from: the caller restarts from the warm start at the soft eps. The caller
+ * also restarts soft when a later step on this eps is short (MR_NEWTON_WARM_STEP). */
+static double mr_newton_guess(mr_newton *s, int *again) {
   s->eps = MR_NEWTON_EPS_GUESS;
   mr_newton_regularization(s);
   mr_newton_linearize_centre(s);
   mr_newton_zones_copy(s, s->zone_outer, s->zone);
   double res = mr_newton_step(s);
-  *turned = 0;
+  *again = 0;
   if (!isfinite(res)) return NAN;
   if (mr_newton_zones_equal(s, s->zone, s->zone_outer)) return res;
-  *turned = 1;
-  for (int a = 0; a < mr_newton_nblock(s) && *turned; a++) {
+  *again = 1;
+  for (int a = 0; a < mr_newton_nblock(s) && *again; a++) {
     int b = mr_newton_block(s, a);
-    *turned = (s->zone[b] == MR_ZONE_OFF) == (s->zone_outer[b] == MR_ZONE_OFF);
+    *again = !(s->zone_outer[b] == MR_ZONE_OFF && s->zone[b] != MR_ZONE_OFF);
   }
   return NAN;
 }
 
 /* The warm path: mr_newton_guess, and again from the impulses it reached (the centre moves
- * there, and its zones are the new ones) while contacts only turned between sticking and
- * sliding, up to MR_NEWTON_RELINEARIZE times. A light contact in a resting pile creeps by
- * stick and slip, and its warm zone is wrong every few steps; the soft restart would take
- * a dozen iterations, one linearization more takes one. Counts the iterations into *iters;
- * returns the residual, or NAN for the soft restart. */
+ * there, and its zones are the new ones) while no block entered from OFF, up to
+ * MR_NEWTON_RELINEARIZE times. A light contact in a resting pile creeps by stick and slip,
+ * and its warm zone is wrong every few steps; a rolling sphere or a cylinder rocking on its
+ * rim leaves contacts behind that the warm start still pushes on. The soft restart would
+ * take a dozen iterations, one linearization more takes one. Counts the iterations into
+ * *iters; returns the residual, or NAN for the soft restart. */
 static double mr_newton_warm_path(mr_newton *s, int *iters) {
-  int turned = 0;
-  double res = mr_newton_guess(s, &turned);
+  int again = 0;
+  double res = mr_newton_guess(s, &again);
   ++*iters;
-  while (isnan(res) && turned && *iters < MR_NEWTON_RELINEARIZE && *iters < s->p->max_iter) {
+  while (isnan(res) && again && *iters < MR_NEWTON_RELINEARIZE && *iters < s->p->max_iter) {
     mr_newton_copy_rows(s, s->center, s->lam);
-    res = mr_newton_guess(s, &turned);
+    res = mr_newton_guess(s, &again);
     ++*iters;
   }
   return res;
