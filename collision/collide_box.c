@@ -114,8 +114,5 @@ int mr_collide_box_box(const mr_shape *a, const mr_shape *b, double margin,
   if (gap < 0) return mr_collide_convex(a, b, margin, out);
   mr_contact_point deepest;
   mr_penetration_point(a, b, n, gap, &deepest);
-  int k = mr_manifold_clip(a, b, &deepest, margin, out);
-  if (k > 0) return k;
-  out[0] = deepest;
-  return 1;
+  return mr_manifold(a, b, &deepest, margin, out);
 }

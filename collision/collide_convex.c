@@ -387,8 +387,5 @@ int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin,
                       mr_contact_point *out) {
   mr_contact_point deepest;
   if (!mr_collide_convex_point(a, b, margin, &deepest)) return 0;
-  int n = mr_manifold_clip(a, b, &deepest, margin, out);
-  if (n > 0) return n;
-  out[0] = deepest;
-  return 1;
+  return mr_manifold(a, b, &deepest, margin, out);
 }

@@ -286,8 +286,10 @@ static int mr_manifold_crossing(const mr_feature *fa, const mr_feature *fb,
   return 1;
 }
 
-int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
-                     double margin, mr_contact_point *out) {
+/* The clipped polygon's points, the single or crossing point's contact, or 0 to keep the
+ * general path's point. */
+static int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
+                            double margin, mr_contact_point *out) {
   const double *n = deepest->normal;
   double m[3];
   mr_scale3(m, n, -1);
@@ -332,4 +334,12 @@ int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_poin
   cnt = mr_manifold_thin(pts, cnt, MR_FACE_MANIFOLD, MR_THIN_AREA, fmax(rs->rbound, 1e-6));
   for (int i = 0; i < cnt; i++) out[i] = pts[i];
   return cnt;
+}
+
+int mr_manifold(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
+                double margin, mr_contact_point *out) {
+  int n = mr_manifold_clip(a, b, deepest, margin, out);
+  if (n > 0) return n;
+  out[0] = *deepest;
+  return 1;
 }

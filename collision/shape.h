@@ -112,12 +112,13 @@ void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3
 int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[3],
                           double *depth, double n[3]);
 
-/* manifold.c: given the general path's single point (normal a->b), the points of the
- * clipped contact polygon, or for a penetration where one side's support is a single point
- * (a vertex, a rounded surface) and the other's a face or an edge, that point, and for two
- * crossing edges their closest points; returns their number, or 0 to keep the single point. */
-int mr_manifold_clip(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
-                     double margin, mr_contact_point *out);
+/* manifold.c: the contact points of a pair from the general path's single point (normal
+ * a->b): the clipped contact polygon; for a penetration where one side's support is a
+ * single point (a vertex, a rounded surface) and the other's a face or an edge, that
+ * point; for two crossing edges, their closest points; otherwise the single point itself.
+ * Returns their number (at least 1). */
+int mr_manifold(const mr_shape *a, const mr_shape *b, const mr_contact_point *deepest,
+                double margin, mr_contact_point *out);
 /* manifold_thin.c: keeps at most budget of n points (n <= MR_THIN_CAP) of one contact, in
  * the order chosen: the deepest, then each time the one spreading the kept set most (the
  * farthest from it; MR_THIN_AREA: the one adding the most area to its polygon); ties go to
