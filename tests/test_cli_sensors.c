@@ -159,7 +159,10 @@ static void test_summaries(void) {
   const char *touch = strstr(r.out, "\"touch_bottom\"");
   MR_CHECK(touch != NULL);
   double final = touch ? strtod(strstr(touch, "[") + 1, NULL) : 0;
-  MR_CHECK_NEAR(final, 2 * 9.81, 1e-6); /* the resting block's weight */
+  /* the resting block's weight, to what the solver's tolerance allows: each of its four
+   * contacts' impulses within 1e-8 of the NCP's answer, read as force over dt = 2 ms (the
+   * last step's sum moves by up to 1e-5 N from run to run under round-off) */
+  MR_CHECK_NEAR(final, 2 * 9.81, 4 * 1e-8 / 0.002);
   cli_free(&r);
 
   char jobs[512], out[512], args[2048];
