@@ -139,7 +139,11 @@ static void test_seeded_humanoids(void) {
  * soft (a dozen iterations) on nearly every step, and 990 and 1365 of 5000 steps ended at
  * the cap. A contact that lifts is now linearized again from the impulses the step
  * reached, as one that turned between sticking and sliding (mr_newton_warm_path): 37 and
- * 35 steps at the cap, 4.4 iterations per step where there were 26 and 41. */
+ * 35 steps at the cap, 4.4 iterations per step where there were 26 and 41. Seed 11 also
+ * guards the direction's zones (mr_newton_direction): with the factor's sums reordered
+ * (round-off only), its trajectory met points on friction rims where Newton's direction
+ * used the Jacobian of the side it did not move into, and 504 steps ended at the cap; with
+ * the side's Jacobian, 92. */
 static void test_pile_lifting_contacts(void) {
   mr_model *m = mr_test_load(MR_TEST_MODEL("pile20.xml"), NULL);
   MR_REQUIRE(m);

@@ -28,6 +28,22 @@ static inline double mr_dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 static inline double mr_norm3(const double a[3]) { return sqrt(mr_dot3(a, a)); }
+/* a . b over n entries in four partial sums: a single sum is a chain of dependent
+ * multiply-adds, one per adder latency; four chains keep the adders busy (the compiler may
+ * not reorder a floating-point sum itself). The dense factor and solves of tree_cholesky.c
+ * are made of these. */
+static inline double mr_dot(const double *a, const double *b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  for (; k < n; k++) s0 += a[k] * b[k];
+  return (s0 + s1) + (s2 + s3);
+}
 static inline void mr_cross3(double r[3], const double a[3], const double b[3]) {
   double t[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
   mr_copy3(r, t);

@@ -34,7 +34,9 @@
  * face) need no special care: A is positive definite and redundant rows only add to it.
  * The step length comes from a backtracking search on the momentum error
  * m(v) = 1/2 F^T A^-1 F = 1/2 (v - v_lambda)^T A (v - v_lambda), v_lambda = v_free +
- * A^-1 J^T lambda(v), of which Newton's direction is a descent direction.
+ * A^-1 J^T lambda(v), of which Newton's direction is a descent direction when its matrix is
+ * the Jacobian on the side of every zone boundary the direction moves into: the search
+ * stops at kinks, so a point often sits on one (mr_newton_direction).
  *
  * The problem splits into its islands (islands.h: the groups of trees its rows join), each
  * solved on its own to the tolerance: its own soft start or warm step, line search and
@@ -97,6 +99,11 @@
  * law Newton's model holds for short steps only, and PGS's per-contact projections are
  * cheaper there. A robot on the floor or a stack of boxes has tens of rows. */
 #define MR_NEWTON_MAX_ROWS 240
+
+/* Directions computed again with the zones they move into, at most, and how far along
+ * the direction (a fraction of the full step) those zones are read (mr_newton_direction). */
+#define MR_NEWTON_SIDES 2
+#define MR_NEWTON_HAIR 1e-6
 
 /* Backtracking: trial steps at most, and the Armijo fraction of the predicted decrease. */
 #define MR_NEWTON_LS_TRIES 24
@@ -228,7 +235,7 @@ static size_t mr_newton_max_slide(size_t ncon) { return ncon < MR_NEWTON_MAX_SLI
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
-  size_t doubles = 9 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
+  size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
                    ms * (nv + ms + 1) + 2 * (nrow + 1) + 4;
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
    * most) */
@@ -236,7 +243,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   /* an island handed to pgs: its dense problem and pgs's refinement */
   size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
-  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 3 * (nrow + 1) +
+  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
          mr_tree_chol_bytes(m) + mr_islands_bytes(nv, nrow) + 40 * MR_ALIGN;
 }
 
@@ -248,7 +255,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .work = work, .nv = p->nv, .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err, &s->Av, &s->Av0, &s->Adir};
+  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err, &s->Av, &s->Av0, &s->Adir, &s->negF};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
@@ -259,6 +266,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->zone = mr_arena_alloc(work, nb + 1);
   s->zone_factored = mr_arena_alloc(work, nb + 1);
   s->zone_outer = mr_arena_alloc(work, nb + 1);
+  s->zone_side = mr_arena_alloc(work, nb + 1);
   s->cols = mr_arena_ints(work, mc);
   s->W = mr_arena_doubles(work, mc * mc);
   s->Jk = mr_arena_doubles(work, 3 * mc);
@@ -272,7 +280,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   /* a limit's zero is one kink, a contact's normal zero and two rim crossings three: one
    * per row */
   s->kinks = mr_arena_doubles(work, n + 1);
-  if (!s->kinks || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->cols ||
+  if (!s->kinks || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols ||
       !s->W || !s->Jk || !s->slide || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
@@ -427,6 +435,33 @@ static double mr_newton_next_trial(const mr_newton *s, double alpha, int *at) {
   return 0.5 * alpha;
 }
 
+/* dir = H^-1 (-F) and J dir, with H the Jacobian of the zones the direction moves into.
+ * A point the line search left on a zone boundary (it stops at kinks: a contact on its
+ * friction rim, a normal impulse at zero) has one Jacobian per side, and round-off picks
+ * one. When the direction leaves into the other side, the model is wrong from the first
+ * step on: the merit rises along it, the next search stops at the same kink, and Newton
+ * cycles between the two sides until the stall test hands the island to pgs. So the zones
+ * are read again a hair along the direction, and where any differs the direction is
+ * computed again with that side's Jacobian (MR_NEWTON_SIDES times at most). A linearized
+ * point (mr_newton_linearize_centre: D from the centre's zones, its merit infinite) keeps
+ * the zones it was given. Returns -1 on a failed factorization. */
+static int mr_newton_direction(mr_newton *s) {
+  for (int pass = 0;; pass++) {
+    mr_newton_copy_dofs(s, s->dir, s->negF);
+    mr_newton_solve(s);
+    mr_newton_Jmul(s, s->dir, s->Jdir);
+    if (pass == MR_NEWTON_SIDES || s->merit == INFINITY) return 0;
+    for (int a = 0; a < s->nrow; a++) { /* Jv0 is scratch until the line search sets it */
+      int i = s->row[a];
+      s->Jv0[i] = s->Jv[i] + MR_NEWTON_HAIR * s->Jdir[i];
+    }
+    mr_newton_zones_copy(s, s->zone_side, s->zone);
+    mr_newton_project(s, s->Jv0, s->lam, s->D);
+    if (mr_newton_zones_equal(s, s->zone, s->zone_side)) return 0;
+    if (mr_newton_factor(s)) return -1;
+  }
+}
+
 /* One Newton iteration from the evaluated point: direction, a backtracking search on the
  * merit through the kinks, move, and D and zones at the new point. Returns the residual
  * there (NaN on a failed factorization). */
@@ -434,9 +469,8 @@ static double mr_newton_step(mr_newton *s) {
   if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
   /* -F = J^T lambda - A (v - v_free) */
   mr_newton_JTmul(s, s->lam, s->tmp);
-  for (int a = 0; a < s->ndof; a++) s->dir[s->dof[a]] = s->tmp[s->dof[a]] - s->Av[s->dof[a]];
-  mr_newton_solve(s);
-  mr_newton_Jmul(s, s->dir, s->Jdir);
+  for (int a = 0; a < s->ndof; a++) s->negF[s->dof[a]] = s->tmp[s->dof[a]] - s->Av[s->dof[a]];
+  if (mr_newton_direction(s)) return NAN;
   mr_newton_Amul(s, s->dir, s->Adir);
   mr_newton_copy_dofs(s, s->v0, s->v);
   mr_newton_copy_dofs(s, s->Av0, s->Av);

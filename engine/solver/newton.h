@@ -25,12 +25,13 @@ typedef struct mr_newton {
   double *bias;     /* nrow: g - J v_free */
   double *center;   /* nrow: lambda_c */
   double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
+  double *negF;     /* nv: -F at the point a direction is computed from */
   double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
                               are combined, not multiplied again */
   double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
   double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
   double *slip;     /* 2 per contact: mu e of a sliding one */
-  unsigned char *zone, *zone_factored, *zone_outer; /* per block */
+  unsigned char *zone, *zone_factored, *zone_outer, *zone_side; /* per block */
   int factored;     /* H holds the factor for zone_factored, every block constant there */
   double eps, last_prox;
   double merit;     /* m(v) at the current point */

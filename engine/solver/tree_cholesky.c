@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/core/arena.h"
+#include "engine/core/mr_math.h"
 
 static int mr_tree_size(const mr_tree_chol *h, int t) { return h->tree_adr[t + 1] - h->tree_adr[t]; }
 
@@ -28,7 +29,7 @@ size_t mr_tree_chol_bytes(const mr_model *m) {
   size_t nt = (size_t)mr_count_trees(m, NULL, NULL), nv = (size_t)m->nv;
   size_t ints = 12 * nt + 6 + nv + nt * nt;
   size_t sizes = nt * nt / 2 + 2 * nt + 2;
-  return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + nv) * sizeof(double) +
+  return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + 2 * nv + 1) * sizeof(double) +
          20 * MR_ALIGN; /* one per arena block the init and the analysis take */
 }
 
@@ -168,7 +169,8 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
   mr_tree_groups(h, degree);
   h->nval = mr_tree_layout(h);
   h->val = mr_arena_doubles(work, h->nval + 1);
-  return h->val ? 0 : -1;
+  h->inv_diag = mr_arena_doubles(work, (size_t)h->nv + 1);
+  return h->val && h->inv_diag ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ assembly */
@@ -231,17 +233,18 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
 
 /* ------------------------------------------------------------------ numeric */
 
-/* In-place lower Cholesky of the n x n row-major block. */
-static int mr_block_cholesky(double *L, int n, double floor) {
+/* In-place lower Cholesky of the n x n row-major block, and the inverses of its diagonal
+ * into inv: the factor's every off-diagonal entry and every solve divides by a pivot, and a
+ * division's latency stalls the dependent chain where a multiplication does not. */
+static int mr_block_cholesky(double *L, int n, double floor, double *inv) {
   int raised = 0;
   for (int i = 0; i < n; i++) {
     double *li = L + (size_t)i * n;
     for (int j = 0; j <= i; j++) {
       const double *lj = L + (size_t)j * n;
-      double s = li[j];
-      for (int k = 0; k < j; k++) s -= li[k] * lj[k];
+      double s = li[j] - mr_dot(li, lj, j);
       if (j < i) {
-        li[j] = s / lj[j];
+        li[j] = s * inv[j];
         continue;
       }
       if (!isfinite(s)) return -1;
@@ -251,20 +254,20 @@ static int mr_block_cholesky(double *L, int n, double floor) {
         raised++;
       }
       li[i] = sqrt(s);
+      inv[i] = 1 / li[i];
     }
   }
   return raised;
 }
 
-/* B <- B L^-T for the ns x nt block B and t's factored diagonal L. */
-static void mr_block_right_solve(double *B, int ns, const double *L, int nt) {
+/* B <- B L^-T for the ns x nt block B and t's factored diagonal L (its pivots' inverses
+ * inv). */
+static void mr_block_right_solve(double *B, int ns, const double *L, const double *inv, int nt) {
   for (int r = 0; r < ns; r++) {
     double *b = B + (size_t)r * nt;
     for (int j = 0; j < nt; j++) {
       const double *lj = L + (size_t)j * nt;
-      double s = b[j];
-      for (int k = 0; k < j; k++) s -= b[k] * lj[k];
-      b[j] = s / lj[j];
+      b[j] = (b[j] - mr_dot(b, lj, j)) * inv[j];
     }
   }
 }
@@ -277,12 +280,7 @@ static void mr_block_update(double *C, const double *X, int nx, const double *Y,
     const double *xi = X + (size_t)i * nk;
     double *ci = C + (size_t)i * ny;
     int jend = lower ? i + 1 : ny;
-    for (int j = 0; j < jend; j++) {
-      const double *yj = Y + (size_t)j * nk;
-      double s = 0;
-      for (int k = 0; k < nk; k++) s += xi[k] * yj[k];
-      ci[j] -= s;
-    }
+    for (int j = 0; j < jend; j++) ci[j] -= mr_dot(xi, Y + (size_t)j * nk, nk);
   }
 }
 
@@ -290,11 +288,11 @@ static void mr_block_update(double *C, const double *X, int nx, const double *Y,
  * trees (each pair of its neighbours is joined, so every target block exists). */
 static int mr_tree_eliminate(mr_tree_chol *h, int k, double floor) {
   const int nk = mr_tree_size(h, k);
-  double *Lkk = h->val + h->diagadr[k];
-  int raised = mr_block_cholesky(Lkk, nk, floor);
+  double *Lkk = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
+  int raised = mr_block_cholesky(Lkk, nk, floor, inv);
   if (raised < 0) return -1;
   for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++)
-    mr_block_right_solve(h->val + h->blkadr[e], mr_tree_size(h, h->nb[e]), Lkk, nk);
+    mr_block_right_solve(h->val + h->blkadr[e], mr_tree_size(h, h->nb[e]), Lkk, inv, nk);
   for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
     int s = h->nb[e], ns = mr_tree_size(h, s);
     const double *Bs = h->val + h->blkadr[e];
@@ -334,21 +332,13 @@ static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *ord
   for (int p = 0; p < n; p++) { /* L y = x */
     int k = order[p], nk = mr_tree_size(h, k);
     double *xk = x + h->tree_adr[k];
-    const double *L = h->val + h->diagadr[k];
-    for (int i = 0; i < nk; i++) {
-      double s = xk[i];
-      for (int j = 0; j < i; j++) s -= L[(size_t)i * nk + j] * xk[j];
-      xk[i] = s / L[(size_t)i * nk + i];
-    }
+    const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
+    for (int i = 0; i < nk; i++) xk[i] = (xk[i] - mr_dot(L + (size_t)i * nk, xk, i)) * inv[i];
     for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
       int s = h->nb[e], ns = mr_tree_size(h, s);
       const double *B = h->val + h->blkadr[e];
       double *xs = x + h->tree_adr[s];
-      for (int i = 0; i < ns; i++) {
-        double acc = 0;
-        for (int j = 0; j < nk; j++) acc += B[(size_t)i * nk + j] * xk[j];
-        xs[i] -= acc;
-      }
+      for (int i = 0; i < ns; i++) xs[i] -= mr_dot(B + (size_t)i * nk, xk, nk);
     }
   }
   for (int p = n - 1; p >= 0; p--) { /* L^T x = y */
@@ -361,11 +351,13 @@ static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *ord
       for (int i = 0; i < ns; i++)
         for (int j = 0; j < nk; j++) xk[j] -= B[(size_t)i * nk + j] * xs[i];
     }
-    const double *L = h->val + h->diagadr[k];
+    const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
+    /* column by column: row i of L is column i of L^T, so each solved entry is taken out
+     * of the ones above it by a contiguous update, not a strided sum */
     for (int i = nk - 1; i >= 0; i--) {
-      double s = xk[i];
-      for (int j = i + 1; j < nk; j++) s -= L[(size_t)j * nk + i] * xk[j];
-      xk[i] = s / L[(size_t)i * nk + i];
+      const double *li = L + (size_t)i * nk;
+      double xi = xk[i] *= inv[i];
+      for (int j = 0; j < i; j++) xk[j] -= li[j] * xi;
     }
   }
 }

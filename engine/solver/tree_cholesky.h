@@ -38,6 +38,7 @@ typedef struct mr_tree_chol {
   int *compadr;      /*   group c at corder[compadr[c] .. compadr[c + 1]) */
   double *val;
   size_t nval;
+  double *inv_diag;  /* nv: 1 / L_ii of the factor, by dof */
 } mr_tree_chol;
 
 /* Arena bytes one matrix takes at most for a model (the worst case: every tree joined to
