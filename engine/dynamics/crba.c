@@ -1,6 +1,6 @@
 /* The joint-space mass matrix: composite rigid-body algorithm into the branch-sparse
  * lower triangle, its L^T D L factorization and solves (Featherstone 2005; papers/003
- * sec. 2.2).
+ * sec. 2.2; the factor itself is engine/core/tree_ldl.c, which Newton's matrix shares).
  *
  * Storage: row i of the lower triangle starts at dof_Madr[i] and holds
  * [M(i,i), M(i,parent(i)), M(i,parent(parent(i))), ...] along dof_parentid up to a root.
@@ -14,16 +14,7 @@
 #include "dynamics.h"
 #include "moreau.h"
 #include "engine/core/spatial.h"
-
-/* Entries in row i (the dof and its ancestors). */
-static inline int mr_row_length(const mr_model *m, int i) {
-  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i];
-}
-
-/* r += a * s along a row of M (rows never overlap). */
-static inline void mr_axpy_short(double *restrict r, const double *restrict a, double s, int n) {
-  for (int t = 0; t < n; t++) r[t] += a[t] * s;
-}
+#include "engine/core/tree_ldl.h"
 
 void mr_mass_matrix(const mr_model *m, mr_data *d) {
   const int nv = m->nv;
@@ -49,66 +40,19 @@ void mr_mass_matrix(const mr_model *m, mr_data *d) {
 
 void mr_factor_mass(const mr_model *m, mr_data *d, double dt_damping) {
   const int nv = m->nv;
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const int *Madr = m->dof_Madr;
   double *LD = d->qLD;
   memcpy(LD, d->qM, (size_t)m->nM * sizeof(double));
   if (dt_damping != 0)
     for (int i = 0; i < nv; i++) LD[Madr[i]] += dt_damping * m->dof_damping[i];
   for (int i = 0; i < nv; i++) d->qAdiag[i] = LD[Madr[i]];
-
-  for (int k = nv - 1; k >= 0; k--) {
-    int kk = Madr[k];
-    /* a singular M (massless chain without armature) would divide by zero: clamp */
-    if (!(LD[kk] >= MR_MINVAL)) LD[kk] = MR_MINVAL;
-    double inv = 1.0 / LD[kk];
-    int ki = kk + 1;
-    for (int i = parent[k]; i >= 0; i = parent[i], ki++) {
-      double scale = LD[ki] * inv;
-      mr_axpy_short(LD + Madr[i], LD + ki, -scale, mr_row_length(m, i));
-      LD[ki] = scale;
-    }
-  }
-  for (int i = 0; i < nv; i++) d->qLDiagInv[i] = 1.0 / LD[Madr[i]];
+  /* a singular M (massless chain without armature) would divide by zero: clamp */
+  mr_tree_ldl(m, LD, d->qLDiagInv, 0, nv, 0);
 }
 
-static int mr_all_zero(const double *x, int n) {
-  for (int r = 0; r < n; r++)
-    if (x[r] != 0) return 0;
-  return 1;
-}
-
-/* X <- L^-T X from the leaves up (each entry pushed into its ancestors), X <- D^-1 X, then
- * X <- L^-1 X from the roots down; over [lo, hi) only, which is exact when the range holds
- * whole trees (ancestors never leave it). n vectors at once, stored by dof: X[(i - lo) n
- * + r] is dof i of vector r. One vector's sweep is a chain of dependent multiply-adds along
- * the tree; over a block, every step of the chain is an axpy of length n that vectorizes,
- * which is most of the time of the Delassus rows on a deep tree such as the humanoid's. */
+/* x = A^-1 x with the factored mass matrix (tree_ldl.h). */
 void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, int lo, int hi) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
-  const double *LD = d->qLD, *Dinv = d->qLDiagInv;
-  for (int i = hi - 1; i >= lo; i--) {
-    const double *restrict xi = X + (size_t)(i - lo) * n;
-    if (mr_all_zero(xi, n)) continue; /* off the chains of the vectors' nonzeros */
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
-      double *restrict xj = X + (size_t)(j - lo) * n;
-      const double l = LD[adr];
-      for (int r = 0; r < n; r++) xj[r] -= l * xi[r];
-    }
-  }
-  for (int i = lo; i < hi; i++) {
-    double *xi = X + (size_t)(i - lo) * n;
-    for (int r = 0; r < n; r++) xi[r] *= Dinv[i];
-  }
-  for (int i = lo; i < hi; i++) {
-    double *restrict xi = X + (size_t)(i - lo) * n;
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
-      const double *restrict xj = X + (size_t)(j - lo) * n;
-      const double l = LD[adr];
-      for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
-    }
-  }
+  mr_tree_ldl_solve(m, d->qLD, d->qLDiagInv, X, n, lo, hi);
 }
 
 double mr_mass_inverse_norm2(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
@@ -125,9 +69,9 @@ double mr_mass_inverse_norm2(const mr_model *m, const mr_data *d, double *x, int
   return sum;
 }
 
-/* One vector is a block of width 1 whose dof i sits at x + i. */
+/* One vector, indexed by dof. */
 void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
-  mr_solve_mass_block(m, d, x + lo, 1, lo, hi);
+  mr_tree_ldl_solve1(m, d->qLD, d->qLDiagInv, x, lo, hi);
 }
 
 void mr_solve_mass(const mr_model *m, const mr_data *d, double *x, const double *b, int n) {

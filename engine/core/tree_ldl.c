@@ -1,0 +1,104 @@
+/* L^T D L factorization and solves of a symmetric matrix stored in the mass matrix's
+ * branch-sparse layout (crba.c): row i at dof_Madr[i] holds [H(i,i), H(i,parent(i)), ...]
+ * along dof_parentid to a root. Eliminated from the last dof backwards, such a matrix fills
+ * in nothing, since every ancestor of an ancestor of i is an ancestor of i. The mass matrix
+ * is one; so is Newton's matrix A + J^T D J of a contact problem whose rows each move the
+ * dofs of one path from a root (a robot touching the floor), which the newton solver
+ * factors here at the cost of the mass matrix's factor, not of a dense one. */
+#include "tree_ldl.h"
+
+#include <math.h>
+
+#include "mr_math.h"
+
+/* Entries in row i (the dof and its ancestors). */
+static inline int mr_row_length(const mr_model *m, int i) {
+  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i];
+}
+
+/* r += a * s along a row (rows never overlap). */
+static inline void mr_axpy_short(double *restrict r, const double *restrict a, double s, int n) {
+  for (int t = 0; t < n; t++) r[t] += a[t] * s;
+}
+
+int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, double floor) {
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  int raised = 0;
+  for (int k = hi - 1; k >= lo; k--) {
+    int kk = Madr[k];
+    double least = floor > 0 && floor * Dinv[k] > MR_MINVAL ? floor * Dinv[k] : MR_MINVAL;
+    if (!(LD[kk] >= least)) {
+      if (floor > 0 && !isfinite(LD[kk])) return -1;
+      LD[kk] = least;
+      raised++;
+    }
+    double inv = 1.0 / LD[kk];
+    int ki = kk + 1;
+    for (int i = parent[k]; i >= 0; i = parent[i], ki++) {
+      double scale = LD[ki] * inv;
+      mr_axpy_short(LD + Madr[i], LD + ki, -scale, mr_row_length(m, i));
+      LD[ki] = scale;
+    }
+  }
+  for (int i = lo; i < hi; i++) Dinv[i] = 1.0 / LD[Madr[i]];
+  return raised;
+}
+
+static int mr_all_zero(const double *x, int n) {
+  for (int r = 0; r < n; r++)
+    if (x[r] != 0) return 0;
+  return 1;
+}
+
+/* X <- L^-T X from the leaves up (each entry pushed into its ancestors), X <- D^-1 X, then
+ * X <- L^-1 X from the roots down; over [lo, hi) only, which is exact when the range holds
+ * whole trees (ancestors never leave it). n vectors at once, stored by dof: X[(i - lo) n
+ * + r] is dof i of vector r. One vector's sweep is a chain of dependent multiply-adds along
+ * the tree; over a block, every step of the chain is an axpy of length n that vectorizes,
+ * which is most of the time of the Delassus rows on a deep tree such as the humanoid's. */
+void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, double *X, int n,
+                       int lo, int hi) {
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  for (int i = hi - 1; i >= lo; i--) {
+    const double *restrict xi = X + (size_t)(i - lo) * n;
+    if (mr_all_zero(xi, n)) continue; /* off the chains of the vectors' nonzeros */
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
+      double *restrict xj = X + (size_t)(j - lo) * n;
+      const double l = LD[adr];
+      for (int r = 0; r < n; r++) xj[r] -= l * xi[r];
+    }
+  }
+  for (int i = lo; i < hi; i++) {
+    double *xi = X + (size_t)(i - lo) * n;
+    for (int r = 0; r < n; r++) xi[r] *= Dinv[i];
+  }
+  for (int i = lo; i < hi; i++) {
+    double *restrict xi = X + (size_t)(i - lo) * n;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
+      const double *restrict xj = X + (size_t)(j - lo) * n;
+      const double l = LD[adr];
+      for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
+    }
+  }
+}
+
+
+void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
+                        int hi) {
+  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  for (int i = hi - 1; i >= lo; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) x[j] -= LD[adr] * xi;
+  }
+  for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
+  for (int i = lo; i < hi; i++) {
+    double xi = x[i];
+    int adr = Madr[i] + 1;
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++) xi -= LD[adr] * x[j];
+    x[i] = xi;
+  }
+}

@@ -1,0 +1,24 @@
+/* L^T D L of symmetric matrices in the mass matrix's branch-sparse layout (tree_ldl.c). */
+#ifndef MR_TREE_LDL_H
+#define MR_TREE_LDL_H
+
+#include "moreau.h"
+
+/* The factor in place over the dofs [lo, hi) (whole trees), and 1 / D into Dinv[lo..hi).
+ * With floor > 0, Dinv holds each dof's original diagonal on entry, and a pivot that
+ * round-off drove below floor times it is raised to that; with floor = 0 pivots are kept
+ * at least MR_MINVAL (a massless chain without armature). Returns the pivots raised, -1
+ * for a non-finite one (floor > 0 only). */
+int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, double floor);
+
+/* X = (L^T D L)^-1 X over [lo, hi) (whole trees) for n vectors stored by dof: X[(i - lo) n
+ * + r] is dof i of vector r. */
+void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, double *X, int n,
+                       int lo, int hi);
+
+/* x = (L^T D L)^-1 x for one vector indexed by dof, over [lo, hi): the block solve's
+ * loops without their inner loops of length 1. */
+void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
+                        int hi);
+
+#endif
