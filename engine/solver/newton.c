@@ -26,11 +26,14 @@
  *
  * Newton's matrix dF/dv = A + J^T D J, D = dP_h/dy / r per block, is symmetric but for one
  * rank-one term per sliding contact (friction follows the normal impulse: d lambda_T /
- * d y_N = mu e). Its symmetric part is sparse over the kinematic trees and factored by
- * block Cholesky (tree_cholesky.h): a robot lying on the floor is one dense block of its
- * dofs, a pile of boxes a block per box with fill only where boxes touch; the rank-one
- * terms are added by the Sherman-Morrison-Woodbury formula (one solve per sliding contact,
- * a small dense system). Redundant contact sets (a foot on four points, a box on its
+ * d y_N = mu e). Its symmetric part is sparse over the kinematic trees. An island of one
+ * tree whose rows each move one path from the root (a robot touching the floor) keeps the
+ * mass matrix's own pattern and is factored in its layout with no fill
+ * (engine/core/tree_ldl.h; contacts across two branches, a hand on a thigh, are left out
+ * of it and added with the rank-one terms, three columns each); any other island by block
+ * Cholesky over trees (tree_cholesky.h): a pile of boxes a block per box with fill only
+ * where boxes touch. The low-rank terms are added by the Sherman-Morrison-Woodbury
+ * formula (one solve per column, a small dense system; newton_matrix.c). Redundant contact sets (a foot on four points, a box on its
  * face) need no special care: A is positive definite and redundant rows only add to it.
  * The step length comes from a backtracking search on the momentum error
  * m(v) = 1/2 F^T A^-1 F = 1/2 (v - v_lambda)^T A (v - v_lambda), v_lambda = v_free +
@@ -82,8 +85,10 @@
 /* Linearizations of the warm path at most (mr_newton_warm_path). */
 #define MR_NEWTON_RELINEARIZE 4
 
-/* Sliding contacts whose rank-one terms enter Newton's matrix exactly, at most; beyond
- * them the direction is a quasi-Newton one. */
+/* Columns of the low-rank terms added to the factor's solves by Sherman-Morrison-Woodbury
+ * (newton_matrix.c), at most: one per sliding contact, three per contact across two
+ * branches of a tree factored in the mass layout; beyond them the direction is a
+ * quasi-Newton one. */
 #define MR_NEWTON_MAX_SLIDE 48
 
 /* Iterations without a tenfold drop of the best residual after which an island's Newton
@@ -230,13 +235,13 @@ static void mr_newton_join(mr_newton *s) {
 /* Columns a block's rows span at most (W is that squared). */
 static size_t mr_newton_block_cols(size_t maxrow, size_t nv) { return 3 * maxrow < nv ? 3 * maxrow : nv; }
 
-static size_t mr_newton_max_slide(size_t ncon) { return ncon < MR_NEWTON_MAX_SLIDE ? ncon : MR_NEWTON_MAX_SLIDE; }
+static size_t mr_newton_max_slide(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_SLIDE ? 3 * ncon : MR_NEWTON_MAX_SLIDE; }
 
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
   size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
-                   ms * (nv + ms + 1) + 2 * (nrow + 1) + 4;
+                   ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
    * most) */
   doubles += nrow + 1 + 2 * (nv + 2);
@@ -273,6 +278,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->maxslide = (int)mr_newton_max_slide((size_t)p->ncon);
   size_t ms = (size_t)s->maxslide;
   s->slide = mr_arena_ints(work, ms + 1);
+  s->pcoef = mr_arena_doubles(work, 3 * ms + 1);
+  s->cross = mr_arena_alloc(work, ncon);
   s->piv = mr_arena_ints(work, ms + 1);
   s->Y = mr_arena_doubles(work, ms * nv + 1);
   s->jac = mr_arena_doubles(work, ms * ms + 1);
@@ -280,8 +287,10 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   /* a limit's zero is one kink, a contact's normal zero and two rim crossings three: one
    * per row */
   s->kinks = mr_arena_doubles(work, n + 1);
-  if (!s->kinks || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols ||
-      !s->W || !s->Jk || !s->slide || !s->piv || !s->Y || !s->jac || !s->rhs)
+  s->Hm = mr_arena_doubles(work, (size_t)p->m->nM + 1);
+  s->Hdinv = mr_arena_doubles(work, nv + 1);
+  if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols ||
+      !s->W || !s->Jk || !s->slide || !s->pcoef || !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
   mr_newton_join(s);
@@ -304,6 +313,7 @@ static void mr_newton_island(mr_newton *s, int i) {
   s->ncon = isl->conadr[i + 1] - isl->conadr[i];
   s->factored = 0;
   s->last_prox = 0;
+  mr_newton_chain_setup(s);
 }
 
 /* ------------------------------------------------------------------ iteration */

@@ -37,11 +37,19 @@ typedef struct mr_newton {
   double merit;     /* m(v) at the current point */
   double alpha;
   mr_tree_chol H;
+  /* an island of one tree whose every row moves the dofs of one path from the root (a
+   * robot touching only the floor): Newton's matrix keeps the mass matrix's pattern and is
+   * factored in its layout (engine/core/tree_ldl.h) over the tree's dofs [lo, hi) */
+  int chain, lo, hi;
+  double *Hm, *Hdinv; /* nM, nv */
+  unsigned char *cross; /* per contact, with chain: its rows leave one path (a self-contact
+                           across branches), so its J^T D J enters by the low-rank solve */
   mr_islands isl;
   int *cols;        /* assembly: a block's columns */
   double *W, *Jk;
   int maxslide;     /* the Woodbury correction: */
-  int *slide, *piv; /* its contacts, pivots, */
+  int *slide, *piv; /* its columns' rows of Q (J rows), pivots, */
+  double *pcoef;    /* 3 per column: P's column is J^T of these over its contact's rows */
   double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
   double *kinks;    /* one per row: step lengths in (0, 1) where a block changes zone */
   int nkink;
@@ -78,6 +86,8 @@ static inline void mr_newton_copy_rows(const mr_newton *s, double *to, const dou
  * factored (0, -1 on a failed factorization); whether the factor is the current point's;
  * dir = H^-1 dir with the sliding contacts' rank-one terms. */
 int mr_newton_factor(mr_newton *s);
+/* s->chain, cross, lo and hi for the island just set (its dofs, rows and contacts). */
+void mr_newton_chain_setup(mr_newton *s);
 int mr_newton_factor_valid(const mr_newton *s);
 void mr_newton_solve(mr_newton *s);
 

@@ -1,11 +1,55 @@
-/* Newton's matrix dF/dv = A + J^T D J of the newton solver over one island: assembly into
- * the tree-block Cholesky factor, and solves with the sliding contacts' rank-one terms by
- * Sherman-Morrison-Woodbury (newton.c's header comment derives them). */
+/* Newton's matrix dF/dv = A + J^T D J of the newton solver over one island: assembly and
+ * factor, and solves with the low-rank terms by Sherman-Morrison-Woodbury (newton.c's
+ * header comment derives them). An island of one tree whose rows each lie on a path from
+ * the root is factored in the mass matrix's layout (engine/core/tree_ldl.h), where it
+ * fills in nothing: a robot on the floor costs what its mass matrix's factor costs, not a
+ * dense factor of its dofs. Its few contacts across branches (a hand on a thigh, the legs
+ * touching) join the low-rank terms, three columns each. Any other island is factored by
+ * tree blocks (tree_cholesky.h). */
 #include <string.h>
 
 #include "dense.h"
+#include "engine/core/tree_ldl.h"
 #include "newton.h"
 
+/* Columns of the low-rank terms (MR_NEWTON_MAX_SLIDE in all, newton.c) that contacts across
+ * branches of a tree factored in the mass layout may take; an island with more is
+ * factored by blocks (tree_cholesky.h). */
+#define MR_NEWTON_MAX_CROSS 24
+
+/* Whether row i's dofs (ascending) lie on one path from a root: each an ancestor of the
+ * next. */
+static int mr_newton_row_on_path(const mr_newton *s, int i) {
+  const mr_problem *p = s->p;
+  const int *parent = s->m->dof_parentid;
+  for (int t = p->nzadr[i] + 1; t < p->nzadr[i + 1]; t++) {
+    int j = parent[p->nzind[t]];
+    while (j > p->nzind[t - 1]) j = parent[j];
+    if (j != p->nzind[t - 1]) return 0;
+  }
+  return 1;
+}
+
+void mr_newton_chain_setup(mr_newton *s) {
+  s->chain = 0;
+  if (s->group < 0 || s->ndof == 0) return;
+  const mr_tree_chol *H = &s->H;
+  int t = H->tree_of[s->dof[0]];
+  if (H->tree_of[s->dof[s->ndof - 1]] != t) return;
+  for (int a = 0; a < s->nbase; a++)
+    if (!mr_newton_row_on_path(s, s->brow[a])) return;
+  int ncross = 0;
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a], i = s->base + 3 * k;
+    s->cross[k] = 0;
+    for (int x = 0; x < 3 && !s->cross[k]; x++) s->cross[k] = !mr_newton_row_on_path(s, i + x);
+    ncross += s->cross[k];
+  }
+  if (3 * ncross > MR_NEWTON_MAX_CROSS) return;
+  s->chain = 1;
+  s->lo = H->tree_adr[t];
+  s->hi = H->tree_adr[t + 1];
+}
 
 /* The columns of rows [i0, i0 + nr) (ascending, merged) into s->cols and their dense
  * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. */
@@ -28,6 +72,12 @@ static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   return n;
 }
 
+/* Ancestors of dof i (its row in the mass layout is one longer). */
+static int mr_newton_depth(const mr_newton *s, int i) {
+  const mr_model *m = s->m;
+  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i] - 1;
+}
+
 /* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
 static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
   int nc = mr_newton_block_rows(s, i0, nr);
@@ -41,7 +91,18 @@ static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) 
       s->W[(size_t)a * nc + b] = w;
     }
   }
-  mr_tree_chol_add_block(&s->H, s->cols, nc, s->W);
+  if (!s->chain) {
+    mr_tree_chol_add_block(&s->H, s->cols, nc, s->W);
+    return;
+  }
+  /* the columns lie on one path, so cols[b] < cols[a] is an ancestor of cols[a]: entry
+   * (a, b) sits in row cols[a] as many places past its diagonal as their depths differ */
+  const int *Madr = s->m->dof_Madr;
+  for (int a = 0; a < nc; a++) {
+    int i = s->cols[a];
+    for (int b = 0; b <= a; b++)
+      s->Hm[Madr[i] + mr_newton_depth(s, i) - mr_newton_depth(s, s->cols[b])] += s->W[(size_t)a * nc + b];
+  }
 }
 
 /* The symmetric part of Newton's matrix over the island, assembled and factored. */
@@ -49,12 +110,18 @@ int mr_newton_factor(mr_newton *s) {
   const mr_model *m = s->m;
   const double *qM = s->d->qM;
   if (s->group < 0) return 0; /* no dof: nothing to factor */
-  mr_tree_chol_zero_group(&s->H, s->group);
-  for (int a = 0; a < s->ndof; a++) {
-    int i = s->dof[a], adr = m->dof_Madr[i] + 1;
-    mr_tree_chol_add_diag(&s->H, i, i, s->p->Adiag[i]);
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++)
-      mr_tree_chol_add_diag(&s->H, i, j, qM[adr]);
+  if (s->chain) {
+    int lo = m->dof_Madr[s->lo], hi = s->hi < m->nv ? m->dof_Madr[s->hi] : m->nM;
+    memcpy(s->Hm + lo, qM + lo, (size_t)(hi - lo) * sizeof(double));
+    for (int i = s->lo; i < s->hi; i++) s->Hm[m->dof_Madr[i]] = s->p->Adiag[i];
+  } else {
+    mr_tree_chol_zero_group(&s->H, s->group);
+    for (int a = 0; a < s->ndof; a++) {
+      int i = s->dof[a], adr = m->dof_Madr[i] + 1;
+      mr_tree_chol_add_diag(&s->H, i, i, s->p->Adiag[i]);
+      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++)
+        mr_tree_chol_add_diag(&s->H, i, j, qM[adr]);
+    }
   }
   for (int a = 0; a < s->nbase; a++) {
     int i = s->brow[a];
@@ -62,9 +129,15 @@ int mr_newton_factor(mr_newton *s) {
   }
   for (int a = 0; a < s->ncon; a++) {
     int k = s->con[a];
-    if (s->zone[s->base + k] != MR_ZONE_OFF) mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
+    if (s->zone[s->base + k] != MR_ZONE_OFF && !(s->chain && s->cross[k]))
+      mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
   }
-  if (mr_tree_chol_factor_group(&s->H, s->group, 1e-14) < 0) return -1;
+  if (s->chain) {
+    for (int i = s->lo; i < s->hi; i++) s->Hdinv[i] = s->Hm[m->dof_Madr[i]];
+    if (mr_tree_ldl(m, s->Hm, s->Hdinv, s->lo, s->hi, 1e-14) < 0) return -1;
+  } else if (mr_tree_chol_factor_group(&s->H, s->group, 1e-14) < 0) {
+    return -1;
+  }
   mr_newton_zones_copy(s, s->zone_factored, s->zone);
   s->factored = 1;
   return 0;
@@ -81,30 +154,73 @@ int mr_newton_factor_valid(const mr_newton *s) {
   return 1;
 }
 
-/* dir = H^-1 dir with the sliding contacts' rank-one terms: H = Hs + sum_k p_k q_k^T with
- * p_k = J_k^T (0, mu e_k) / r_k and q_k = J_N,k^T, so by Sherman-Morrison-Woodbury
+/* x = H^-1 x with the symmetric part's factor: over the island, or with dof >= 0 over the
+ * group of trees of that dof (the whole island when it is one tree). */
+static void mr_newton_hsolve(const mr_newton *s, double *x, int dof) {
+  if (s->chain) mr_tree_ldl_solve1(s->m, s->Hm, s->Hdinv, x, s->lo, s->hi);
+  else if (dof >= 0) mr_tree_chol_solve_local(&s->H, x, dof);
+  else mr_tree_chol_solve_group(&s->H, x, s->group);
+}
+
+/* One pass of mr_newton_columns: the contacts across branches, or the others. */
+static int mr_newton_columns_pass(mr_newton *s, int ns, int crossing) {
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a], i = s->base + 3 * k, z = s->zone[s->base + k];
+    int cross = s->chain && s->cross[k];
+    if (cross != crossing || (cross && z == MR_ZONE_OFF)) continue;
+    double E[9] = {0};
+    if (z == MR_ZONE_SLIDE) {
+      E[3] = s->slip[2 * k] / s->r[i];
+      E[6] = s->slip[2 * k + 1] / s->r[i];
+    }
+    if (cross)
+      for (int e = 0; e < 9; e++) E[e] += mr_newton_Dc(s, k)[e];
+    for (int y = 0; y < (cross ? 3 : 1) && ns < s->maxslide; y++) {
+      if (E[y] == 0 && E[3 + y] == 0 && E[6 + y] == 0) continue;
+      s->slide[ns] = i + y;
+      for (int x = 0; x < 3; x++) s->pcoef[3 * ns + x] = E[3 * x + y];
+      ns++;
+    }
+  }
+  return ns;
+}
+
+/* The low-rank terms' columns into s->slide (Q's rows) and s->pcoef (P's), ns of them:
+ * H = Hs + sum_c p_c q_c^T. A sliding contact's friction follows its normal impulse:
+ * p = J^T (0, mu e) / r, q = J_N^T. With the mass-layout factor a contact across branches
+ * is left out of Hs whole: its J^T E J, E its D with that rank-one term, is three columns,
+ * p_y = J^T E e_y and q_y = J_y^T. */
+static int mr_newton_columns(mr_newton *s) {
+  int ns = 0;
+  /* contacts across branches first: their terms are not in the factor at all, where a
+   * sliding contact's left out only makes the direction a quasi-Newton one */
+  for (int pass = 0; pass < 2; pass++)
+    ns = mr_newton_columns_pass(s, ns, pass == 0);
+  return ns;
+}
+
+/* dir = H^-1 dir with the low-rank terms (mr_newton_columns) by Sherman-Morrison-Woodbury:
  * H^-1 b = z - Y (I + Q^T Y)^-1 Q^T z, z = Hs^-1 b, Y = Hs^-1 P. */
 void mr_newton_solve(mr_newton *s) {
   const mr_problem *p = s->p;
   if (s->group < 0) return;
-  mr_tree_chol_solve_group(&s->H, s->dir, s->group);
-  int ns = 0;
-  for (int a = 0; a < s->ncon && ns < s->maxslide; a++)
-    if (s->zone[s->base + s->con[a]] == MR_ZONE_SLIDE) s->slide[ns++] = s->con[a];
+  mr_newton_hsolve(s, s->dir, -1);
+  int ns = mr_newton_columns(s);
   if (ns == 0) return;
   for (int b = 0; b < ns; b++) {
-    int k = s->slide[b], i = s->base + 3 * k;
-    double *y = s->Y + (size_t)b * s->nv, r = s->r[i];
+    int i = s->slide[b] - (s->slide[b] - s->base) % 3; /* the column's contact's first row */
+    double *y = s->Y + (size_t)b * s->nv;
     for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = 0;
-    for (int a = 1; a < 3; a++) {
-      double w = s->slip[2 * k + a - 1] / r;
-      for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) y[p->nzind[t]] += w * p->J[t];
+    for (int a = 0; a < 3; a++) {
+      double w = s->pcoef[3 * b + a];
+      if (w != 0)
+        for (int t = p->nzadr[i + a]; t < p->nzadr[i + a + 1]; t++) y[p->nzind[t]] += w * p->J[t];
     }
     /* y lies in the contact's trees (those of its normal row) */
-    if (p->nzadr[i + 1] > p->nzadr[i]) mr_tree_chol_solve_local(&s->H, y, p->nzind[p->nzadr[i]]);
+    if (p->nzadr[i + 1] > p->nzadr[i]) mr_newton_hsolve(s, y, p->nzind[p->nzadr[i]]);
   }
   for (int a = 0; a < ns; a++) {
-    int i = s->base + 3 * s->slide[a];
+    int i = s->slide[a];
     s->rhs[a] = mr_problem_row_dot(p, i, s->dir);
     for (int b = 0; b < ns; b++)
       s->jac[(size_t)a * ns + b] = (a == b) + mr_problem_row_dot(p, i, s->Y + (size_t)b * s->nv);
