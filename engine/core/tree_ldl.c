@@ -84,7 +84,6 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
   }
 }
 
-
 void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
                         int hi) {
   const int *Madr = m->dof_Madr, *parent = m->dof_parentid;

@@ -33,8 +33,9 @@
  * of it and added with the rank-one terms, three columns each); any other island by block
  * Cholesky over trees (tree_cholesky.h): a pile of boxes a block per box with fill only
  * where boxes touch. The low-rank terms are added by the Sherman-Morrison-Woodbury
- * formula (one solve per column, a small dense system; newton_matrix.c). Redundant contact sets (a foot on four points, a box on its
- * face) need no special care: A is positive definite and redundant rows only add to it.
+ * formula (one solve per column, a small dense system; newton_matrix.c). Redundant
+ * contact sets (a foot on four points, a box on its face) need no special care: A is
+ * positive definite and redundant rows only add to it.
  * The step length comes from a backtracking search on the momentum error
  * m(v) = 1/2 F^T A^-1 F = 1/2 (v - v_lambda)^T A (v - v_lambda), v_lambda = v_free +
  * A^-1 J^T lambda(v), of which Newton's direction is a descent direction when its matrix is
@@ -260,7 +261,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .work = work, .nv = p->nv, .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->v, &s->dir, &s->vlam, &s->tmp, &s->v0, &s->err, &s->Av, &s->Av0, &s->Adir, &s->negF};
+  double **vecs_nv[] = {&s->v,  &s->dir, &s->vlam, &s->tmp,  &s->v0,
+                        &s->err, &s->Av, &s->Av0,  &s->Adir, &s->negF};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
@@ -289,8 +291,9 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->kinks = mr_arena_doubles(work, n + 1);
   s->Hm = mr_arena_doubles(work, (size_t)p->m->nM + 1);
   s->Hdinv = mr_arena_doubles(work, nv + 1);
-  if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols ||
-      !s->W || !s->Jk || !s->slide || !s->pcoef || !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
+  if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored ||
+      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->Jk || !s->slide || !s->pcoef ||
+      !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
   mr_newton_join(s);
