@@ -11,11 +11,6 @@
 
 #include "mr_math.h"
 
-/* Entries in row i (the dof and its ancestors). */
-static inline int mr_row_length(const mr_model *m, int i) {
-  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i];
-}
-
 /* r += a * s along a row (rows never overlap). */
 static inline void mr_axpy_short(double *restrict r, const double *restrict a, double s, int n) {
   for (int t = 0; t < n; t++) r[t] += a[t] * s;
@@ -36,7 +31,7 @@ int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, dou
     int ki = kk + 1;
     for (int i = parent[k]; i >= 0; i = parent[i], ki++) {
       double scale = LD[ki] * inv;
-      mr_axpy_short(LD + Madr[i], LD + ki, -scale, mr_row_length(m, i));
+      mr_axpy_short(LD + Madr[i], LD + ki, -scale, mr_tree_row_length(m, i));
       LD[ki] = scale;
     }
   }

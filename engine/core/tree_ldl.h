@@ -4,6 +4,11 @@
 
 #include "moreau.h"
 
+/* Entries in row i of the layout: the dof and its ancestors. */
+static inline int mr_tree_row_length(const mr_model *m, int i) {
+  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i];
+}
+
 /* The factor in place over the dofs [lo, hi) (whole trees), and 1 / D into Dinv[lo..hi).
  * With floor > 0, Dinv holds each dof's original diagonal on entry, and a pivot that
  * round-off drove below floor times it is raised to that; with floor = 0 pivots are kept

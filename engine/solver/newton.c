@@ -90,7 +90,7 @@
  * (newton_matrix.c), at most: one per sliding contact, three per contact across two
  * branches of a tree factored in the mass layout; beyond them the direction is a
  * quasi-Newton one. */
-#define MR_NEWTON_MAX_SLIDE 48
+#define MR_NEWTON_MAX_COLS 48
 
 /* Iterations without a tenfold drop of the best residual after which an island's Newton
  * solve stops and the island goes to pgs (mr_newton_island_pgs): many contacts sliding
@@ -236,11 +236,11 @@ static void mr_newton_join(mr_newton *s) {
 /* Columns a block's rows span at most (W is that squared). */
 static size_t mr_newton_block_cols(size_t maxrow, size_t nv) { return 3 * maxrow < nv ? 3 * maxrow : nv; }
 
-static size_t mr_newton_max_slide(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_SLIDE ? 3 * ncon : MR_NEWTON_MAX_SLIDE; }
+static size_t mr_newton_max_cols(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_COLS ? 3 * ncon : MR_NEWTON_MAX_COLS; }
 
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
-  size_t ms = mr_newton_max_slide(nrow / 3), ncon = nrow / 3 + 1;
+  size_t ms = mr_newton_max_cols(nrow / 3), ncon = nrow / 3 + 1;
   size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
@@ -277,9 +277,9 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->cols = mr_arena_ints(work, mc);
   s->W = mr_arena_doubles(work, mc * mc);
   s->Jk = mr_arena_doubles(work, 3 * mc);
-  s->maxslide = (int)mr_newton_max_slide((size_t)p->ncon);
-  size_t ms = (size_t)s->maxslide;
-  s->slide = mr_arena_ints(work, ms + 1);
+  s->maxcols = (int)mr_newton_max_cols((size_t)p->ncon);
+  size_t ms = (size_t)s->maxcols;
+  s->qrow = mr_arena_ints(work, ms + 1);
   s->pcoef = mr_arena_doubles(work, 3 * ms + 1);
   s->cross = mr_arena_alloc(work, ncon);
   s->piv = mr_arena_ints(work, ms + 1);
@@ -292,7 +292,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->Hm = mr_arena_doubles(work, (size_t)p->m->nM + 1);
   s->Hdinv = mr_arena_doubles(work, nv + 1);
   if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored ||
-      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->Jk || !s->slide || !s->pcoef ||
+      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->Jk || !s->qrow || !s->pcoef ||
       !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;

@@ -47,10 +47,10 @@ typedef struct mr_newton {
   mr_islands isl;
   int *cols;        /* assembly: a block's columns */
   double *W, *Jk;
-  int maxslide;     /* the Woodbury correction: */
-  int *slide, *piv; /* its columns' rows of Q (J rows), pivots, */
+  int maxcols;      /* the Woodbury correction: its columns at most, */
+  int *qrow, *piv;  /* each column's row of J (Q's column), pivots, */
   double *pcoef;    /* 3 per column: P's column is J^T of these over its contact's rows */
-  double *Y, *jac, *rhs; /* H^-1 J_k^T (0, mu e) / r, I + Q^T Y, and the small solve */
+  double *Y, *jac, *rhs; /* Hs^-1 P, I + Q^T Y, and the small solve */
   double *kinks;    /* one per row: step lengths in (0, 1) where a block changes zone */
   int nkink;
 } mr_newton;
@@ -84,7 +84,8 @@ static inline void mr_newton_copy_rows(const mr_newton *s, double *to, const dou
 
 /* newton_matrix.c: the symmetric part of Newton's matrix over the island, assembled and
  * factored (0, -1 on a failed factorization); whether the factor is the current point's;
- * dir = H^-1 dir with the sliding contacts' rank-one terms. */
+ * dir = H^-1 dir with the low-rank terms (sliding contacts' friction, contacts across
+ * branches of a mass-layout factor). */
 int mr_newton_factor(mr_newton *s);
 /* s->chain, cross, lo and hi for the island just set (its dofs, rows and contacts). */
 void mr_newton_chain_setup(mr_newton *s);

@@ -12,7 +12,7 @@
 #include "engine/core/tree_ldl.h"
 #include "newton.h"
 
-/* Columns of the low-rank terms (MR_NEWTON_MAX_SLIDE in all, newton.c) that contacts across
+/* Columns of the low-rank terms (MR_NEWTON_MAX_COLS in all, newton.c) that contacts across
  * branches of a tree factored in the mass layout may take; an island with more is
  * factored by blocks (tree_cholesky.h). */
 #define MR_NEWTON_MAX_CROSS 24
@@ -72,12 +72,6 @@ static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   return n;
 }
 
-/* Ancestors of dof i (its row in the mass layout is one longer). */
-static int mr_newton_depth(const mr_newton *s, int i) {
-  const mr_model *m = s->m;
-  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i] - 1;
-}
-
 /* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
 static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
   int nc = mr_newton_block_rows(s, i0, nr);
@@ -96,12 +90,13 @@ static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) 
     return;
   }
   /* the columns lie on one path, so cols[b] < cols[a] is an ancestor of cols[a]: entry
-   * (a, b) sits in row cols[a] as many places past its diagonal as their depths differ */
-  const int *Madr = s->m->dof_Madr;
+   * (a, b) sits in row cols[a] as many places past its diagonal as their depths differ,
+   * a dof's depth being its row's length in the layout less one */
+  const mr_model *m = s->m;
   for (int a = 0; a < nc; a++) {
     int i = s->cols[a];
-    for (int b = 0; b <= a; b++)
-      s->Hm[Madr[i] + mr_newton_depth(s, i) - mr_newton_depth(s, s->cols[b])] += s->W[(size_t)a * nc + b];
+    double *row = s->Hm + m->dof_Madr[i] + mr_tree_row_length(m, i);
+    for (int b = 0; b <= a; b++) row[-mr_tree_row_length(m, s->cols[b])] += s->W[(size_t)a * nc + b];
   }
 }
 
@@ -175,9 +170,9 @@ static int mr_newton_columns_pass(mr_newton *s, int ns, int crossing) {
     }
     if (cross)
       for (int e = 0; e < 9; e++) E[e] += mr_newton_Dc(s, k)[e];
-    for (int y = 0; y < (cross ? 3 : 1) && ns < s->maxslide; y++) {
+    for (int y = 0; y < (cross ? 3 : 1) && ns < s->maxcols; y++) {
       if (E[y] == 0 && E[3 + y] == 0 && E[6 + y] == 0) continue;
-      s->slide[ns] = i + y;
+      s->qrow[ns] = i + y;
       for (int x = 0; x < 3; x++) s->pcoef[3 * ns + x] = E[3 * x + y];
       ns++;
     }
@@ -185,7 +180,7 @@ static int mr_newton_columns_pass(mr_newton *s, int ns, int crossing) {
   return ns;
 }
 
-/* The low-rank terms' columns into s->slide (Q's rows) and s->pcoef (P's), ns of them:
+/* The low-rank terms' columns into s->qrow (Q's rows) and s->pcoef (P's), ns of them:
  * H = Hs + sum_c p_c q_c^T. A sliding contact's friction follows its normal impulse:
  * p = J^T (0, mu e) / r, q = J_N^T. With the mass-layout factor a contact across branches
  * is left out of Hs whole: its J^T E J, E its D with that rank-one term, is three columns,
@@ -208,7 +203,7 @@ void mr_newton_solve(mr_newton *s) {
   int ns = mr_newton_columns(s);
   if (ns == 0) return;
   for (int b = 0; b < ns; b++) {
-    int i = s->slide[b] - (s->slide[b] - s->base) % 3; /* the column's contact's first row */
+    int i = s->qrow[b] - (s->qrow[b] - s->base) % 3; /* the column's contact's first row */
     double *y = s->Y + (size_t)b * s->nv;
     for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = 0;
     for (int a = 0; a < 3; a++) {
@@ -220,7 +215,7 @@ void mr_newton_solve(mr_newton *s) {
     if (p->nzadr[i + 1] > p->nzadr[i]) mr_newton_hsolve(s, y, p->nzind[p->nzadr[i]]);
   }
   for (int a = 0; a < ns; a++) {
-    int i = s->slide[a];
+    int i = s->qrow[a];
     s->rhs[a] = mr_problem_row_dot(p, i, s->dir);
     for (int b = 0; b < ns; b++)
       s->jac[(size_t)a * ns + b] = (a == b) + mr_problem_row_dot(p, i, s->Y + (size_t)b * s->nv);
