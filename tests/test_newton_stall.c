@@ -1,6 +1,7 @@
-/* The newton solver on the steps where the humanoid's contacts change (issue 15 item 1):
- * every step of MuJoCo's humanoid falling from qpos0 converges to the tolerance, and a
- * newton solve cut short keeps the best point the stage has had, not pgs's last sweep. */
+/* The newton solver on the steps where contacts change (issue 15 item 1): every step of
+ * MuJoCo's humanoid falling from qpos0 converges to the tolerance, piles of tumbling
+ * objects converge on all but a few steps, and a newton solve cut short keeps the best
+ * point the stage has had, not pgs's last sweep. */
 #include <math.h>
 #include <stdio.h>
 
@@ -142,8 +143,9 @@ static void test_seeded_humanoids(void) {
  * One seed's count is a lottery: the heap is chaotic, and changes that only reorder
  * round-off move a run into or out of a long stall (seed 11 has had 37, 504, 92 and 227
  * steps at the cap across versions that differ so). So the bound is on twelve runs
- * together, which have stayed between 0.4% and 0.9% of steps at the cap, where seeds 11 and
- * 25 alone once made 3.9%. */
+ * together. They stayed between 0.4% and 0.9% of steps at the cap while a short Newton
+ * step left eps where it was (seed 11 alone: 227 steps); raising eps then
+ * (mr_newton_soften_more) brought them to 0.02%. Seeds 11 and 25 alone once made 3.9%. */
 static void test_pile_lifting_contacts(void) {
   mr_model *m = mr_test_load(MR_TEST_MODEL("pile20.xml"), NULL);
   MR_REQUIRE(m);
@@ -168,13 +170,48 @@ static void test_pile_lifting_contacts(void) {
     iters += run_iters;
     total += steps;
   }
-  MR_CHECK_MSG(capped * 1000 <= 15 * total, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(capped * 10000 <= 15 * total, "%ld of %ld steps at the cap", capped, total);
   MR_CHECK_MSG(iters <= 8 * total, "%.2f iterations per step", (double)iters / total);
   mr_data_free(d);
   mr_model_free(m);
 }
 
+/* humanoid100 from nudged starts: a humanoid and 100 free bodies falling into a heap, where
+ * objects tumble and spin on the floor and on each other. Coulomb's law leaves Newton's
+ * direction a descent direction for tiny steps only there, or none (two contacts at
+ * y_N = 0, each side's direction leaving into the other), and newton stalled on 8% of
+ * steps, which pgs's fallback left at the cap (seeds 1-3: 72, 62 and 89 of 1000 steps,
+ * 24.7 iterations per step). A short step now raises the proximal weight, whose softer
+ * problem is monotone, and a window with a proximal step is not a stall: 22 steps of
+ * 3000 at the cap, 19.4 iterations per step. */
+static void test_humanoid100_tumbling(void) {
+  mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
+  MR_REQUIRE(m);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  long capped = 0, iters = 0, total = 0;
+  for (int seed = 1; seed <= 3; seed++) {
+    mr_data_reset(m, d);
+    d->opt.solver = mr_solver_find("newton");
+    for (int i = 0; i < m->nv; i++) d->qvel[i] = seed_nudge(seed, i);
+    int steps = (int)(5.0 / d->opt.timestep + 0.5);
+    for (int step = 0; step < steps; step++) {
+      MR_REQUIRE(mr_step(m, d) == 0);
+      capped += d->nefc > 0 && d->solver_status != 0;
+      iters += d->solver_iters;
+    }
+    total += steps;
+  }
+  printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f iterations per step\n", capped,
+         total, (double)iters / total);
+  MR_CHECK_MSG(capped * 100 <= total, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(iters <= 23 * total, "%.2f iterations per step", (double)iters / total);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 int main(void) {
+  test_humanoid100_tumbling();
   test_pile_lifting_contacts();
   test_seeded_humanoids();
   test_humanoid_every_step();

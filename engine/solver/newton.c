@@ -14,6 +14,8 @@
  * to lambda whenever F is nearly zero (a proximal point step), so that r only shapes the
  * path: a soft start (eps = 1e-2, MuJoCo's and SAP's compliance is of this order) finds
  * which contacts push, stick and slide in a few iterations, and eps drops once they stay.
+ * Where Coulomb's law leaves Newton's model good for short steps only (objects tumbling or
+ * spinning on the floor), eps rises instead: a softer problem is a monotone one.
  * A step whose contacts persist skips the soft start: its warm start is last step's
  * answer, the zones those impulses lie in are the likely zones of this step's, and in
  * fixed zones F is linear, so one Newton step at a small eps from that linearization lands
@@ -70,33 +72,31 @@
 #include "tree_cholesky.h"
 
 /* r_i = eps max(G_ii, MR_NEWTON_FLOOR max_j G_jj). eps starts at MR_NEWTON_EPS; once the
- * zones hold from one proximal step to the next it drops a thousandfold (down to
+ * zones hold from one proximal step to the next it drops tenfold (down to
  * MR_NEWTON_EPS_MIN), and tenfold when the proximal steps contract slowly (redundant,
- * ill-conditioned sets). */
+ * ill-conditioned sets); it rises tenfold after a short Newton step
+ * (mr_newton_soften_more). */
 #define MR_NEWTON_EPS 1e-2
 #define MR_NEWTON_EPS_MIN 1e-8
 #define MR_NEWTON_SLOW 0.25
 #define MR_NEWTON_FLOOR 1e-9
-/* eps of the step from the warm start's zones: small enough that the proximal term's bias,
- * eps G_ii times the change of the impulses since last step, is below the tolerance at
- * rest; not so small that a sliding contact's linearization (on its cone's rim) overshoots. */
-#define MR_NEWTON_EPS_GUESS 1e-6
 /* A step on the warm path shorter than this restarts the solve soft (mr_newton_guess). */
 #define MR_NEWTON_WARM_STEP 0.5
-/* Linearizations of the warm path at most (mr_newton_warm_path). */
-#define MR_NEWTON_RELINEARIZE 4
-
 /* Columns of the low-rank terms added to the factor's solves by Sherman-Morrison-Woodbury
  * (newton_matrix.c), at most: one per sliding contact, three per contact across two
  * branches of a tree factored in the mass layout; beyond them the direction is a
  * quasi-Newton one. */
 #define MR_NEWTON_MAX_COLS 48
 
-/* Iterations without a tenfold drop of the best residual after which an island's Newton
- * solve stops and the island goes to pgs (mr_newton_island_pgs): many contacts sliding
- * across the kinks of the friction law (a pile in motion, objects spinning on the floor)
- * leave Newton's model good for short steps only, and PGS's per-contact projections do
- * better there. */
+/* A Newton step shorter than this (or a search that found no decrease) raises eps
+ * tenfold, up to MR_NEWTON_EPS_MAX (mr_newton_soften_more). */
+#define MR_NEWTON_SHORT_STEP 0.1
+#define MR_NEWTON_EPS_MAX 1.0
+
+/* Iterations without a tenfold drop of the best residual, and without a proximal step,
+ * after which an island's Newton solve stops and the island goes to pgs
+ * (mr_newton_island_pgs): a point where even the softened model gives no descent, which
+ * PGS's per-contact projections do not have. */
 #define MR_NEWTON_STALL 12
 
 /* Islands with more rows than this are declined (reported as not converged after no
@@ -106,14 +106,13 @@
  * cheaper there. A robot on the floor or a stack of boxes has tens of rows. */
 #define MR_NEWTON_MAX_ROWS 240
 
+/* Backtracking: trial steps at most (the Armijo fraction: newton.h). */
+#define MR_NEWTON_LS_TRIES 24
+
 /* Directions computed again with the zones they move into, at most, and how far along
  * the direction (a fraction of the full step) those zones are read (mr_newton_direction). */
 #define MR_NEWTON_SIDES 2
 #define MR_NEWTON_HAIR 1e-6
-
-/* Backtracking: trial steps at most, and the Armijo fraction of the predicted decrease. */
-#define MR_NEWTON_LS_TRIES 24
-#define MR_NEWTON_ARMIJO 1e-4
 
 /* ------------------------------------------------------------------ products */
 
@@ -180,7 +179,7 @@ static int mr_newton_contact(const double y[3], double mu, double l[3], double D
 
 /* y = lambda_c - (J v + bias) / r from Jv, then lambda = P_h(y); with D, slip and zones
  * when D is given. */
-static void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D) {
+void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D) {
   const mr_problem *p = s->p;
   for (int a = 0; a < s->nrow; a++) {
     int i = s->row[a];
@@ -207,7 +206,7 @@ static void mr_newton_project(mr_newton *s, const double *Jv, double *lam, doubl
 
 /* r per row from G's diagonal (a contact's three rows share the mean of theirs) at the
  * current eps; the factor is stale afterwards. */
-static void mr_newton_regularization(mr_newton *s) {
+void mr_newton_regularization(mr_newton *s) {
   const mr_problem *p = s->p;
   double wmax = 0;
   for (int a = 0; a < s->nrow; a++) wmax = mr_maxd(wmax, p->Gdiag[s->row[a]]);
@@ -325,7 +324,7 @@ static void mr_newton_island(mr_newton *s, int i) {
  * the merit m = 1/2 (v - vlam)^T A (v - vlam) = 1/2 (v - vlam)^T F in s->merit, F =
  * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the island's NCP measures
  * (the stopping measure above). */
-static double mr_newton_judge(mr_newton *s) {
+double mr_newton_judge(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_JTmul(s, s->lam, s->tmp);
   mr_newton_copy_dofs(s, s->vlam, s->tmp);
@@ -478,7 +477,7 @@ static int mr_newton_direction(mr_newton *s) {
 /* One Newton iteration from the evaluated point: direction, a backtracking search on the
  * merit through the kinks, move, and D and zones at the new point. Returns the residual
  * there (NaN on a failed factorization). */
-static double mr_newton_step(mr_newton *s) {
+double mr_newton_step(mr_newton *s) {
   if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
   /* -F = J^T lambda - A (v - v_free) */
   mr_newton_JTmul(s, s->lam, s->tmp);
@@ -489,14 +488,37 @@ static double mr_newton_step(mr_newton *s) {
   mr_newton_copy_dofs(s, s->Av0, s->Av);
   mr_newton_copy_rows(s, s->Jv0, s->Jv);
   double m0 = s->merit, alpha = 1, res = 0;
+  s->descended = 0;
   for (int t = 0, at = 0; t < MR_NEWTON_LS_TRIES; t++, alpha = mr_newton_next_trial(s, alpha, &at)) {
     res = mr_newton_try(s, alpha);
-    if (s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0) break;
+    if ((s->descended = s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0)) break;
     if (t == 0) mr_newton_kinks(s); /* needed only once the full step failed */
   }
   s->alpha = alpha;
   mr_newton_project(s, s->Jv, s->lam, s->D);
   return res;
+}
+
+/* After a short step: eps up tenfold, the point kept, its impulses, D and merit read again
+ * at the new r. Coulomb's law makes F nonmonotone: its Jacobian's nonsymmetric part, the
+ * sliding contacts' friction following their normal impulse, and the kinks where a contact
+ * lifts or reaches its rim, can leave Newton's direction a descent direction for tiny
+ * steps only (objects spinning or tumbling on the floor, where friction turns within the
+ * step), or for none at all: two contacts each at y_N = 0 whose Newton direction on either
+ * side leaves into the other. A larger r shrinks the contact terms J^T D J next to A, and
+ * once they are small F is strongly monotone and Newton converges from anywhere; the
+ * proximal steps then carry the centre to the answer, and eps drops again as the zones
+ * hold (mr_newton_outer). MR_NEWTON_EPS_MAX is r of the order of G's diagonal, where a
+ * contact's terms weigh as much as its bodies' inertia. */
+static double mr_newton_soften_more(mr_newton *s, double res) {
+  if (!isfinite(res) || s->eps >= MR_NEWTON_EPS_MAX ||
+      (s->descended && s->alpha >= MR_NEWTON_SHORT_STEP))
+    return res;
+  s->eps = fmin(10 * s->eps, MR_NEWTON_EPS_MAX);
+  mr_newton_regularization(s);
+  mr_newton_project(s, s->Jv, s->lam, s->D);
+  s->last_prox = 0; /* the next proximal step is the first at this eps */
+  return mr_newton_judge(s);
 }
 
 /* The warm impulses of the island's rows, limits and normal impulses >= 0 and friction
@@ -546,145 +568,6 @@ static double mr_newton_soften(mr_newton *s) {
 static double mr_newton_start(mr_newton *s, const double *lambda) {
   mr_newton_start_point(s, lambda);
   return mr_newton_soften(s);
-}
-
-/* A contact's zone in the warm impulses l: off, pushing inside the friction disk, or on its
- * rim (sliding or about to). */
-static int mr_newton_warm_zone(const double l[3], double mu) {
-  if (!(l[0] > 0)) return MR_ZONE_OFF;
-  return mr_len2(l[1], l[2]) < (1 - 1e-9) * mu * l[0] ? MR_ZONE_IN : MR_ZONE_SLIDE;
-}
-
-/* Impulses, D and slip of contact k linearized in its warm zone z at y (the centre, the
- * warm impulses, is the expansion point for the normal): inside, lambda = y; on the rim,
- * lambda_N = y_N and lambda_T = mu y_N e + k (I - e e^T) y_T, the projection's Jacobian
- * at the current y_T: e its direction, k = mu lambda_c,N / |y_T| at most 1. A contact about
- * to slide has c_T ~ 0, so y_T is the centre's impulse, on its rim: k = 1. One sliding on
- * (a box pushed around, an object spinning on the floor) turns its slip from step to step;
- * y_T = lambda_c,T - c_T / r points along the slip the step's free motion brings, and k,
- * the friction's sensitivity to the slip's direction, is small. With the centre's
- * direction and k = 1 the slip would be held to last step's direction as a stiff
- * constraint, and the step would fail to the soft restart. A frictionless contact's
- * lambda_T = 0. */
-static void mr_newton_guess_contact(mr_newton *s, int k, int z) {
-  int i = s->base + 3 * k;
-  const double *l = s->center + i, *y = s->y + i, ri = 1 / s->r[i];
-  double *Dk = s->D + s->base + 9 * k, *lk = s->lam + i;
-  s->zone[s->base + k] = (unsigned char)z;
-  memset(Dk, 0, 9 * sizeof(double));
-  if (z == MR_ZONE_OFF) {
-    lk[0] = lk[1] = lk[2] = 0;
-    return;
-  }
-  Dk[0] = ri;
-  lk[0] = y[0];
-  if (z == MR_ZONE_IN) {
-    Dk[4] = Dk[8] = ri;
-    lk[1] = y[1];
-    lk[2] = y[2];
-    return;
-  }
-  double mu = s->p->mu[k], t = mr_len2(y[1], y[2]), tc = mr_len2(l[1], l[2]);
-  const double *along = t > 0 ? y : l; /* y_T, or the centre's when y_T = 0 */
-  double len = t > 0 ? t : tc, e[2] = {0, 0}, gain = 0;
-  if (len > 0) {
-    e[0] = along[1] / len;
-    e[1] = along[2] / len;
-    gain = t > 0 ? fmin(1, mu * l[0] / t) : 1;
-  }
-  double et = e[0] * y[1] + e[1] * y[2];
-  for (int a = 0; a < 2; a++) {
-    for (int b = 0; b < 2; b++) Dk[3 * (a + 1) + b + 1] = gain * ((a == b) - e[a] * e[b]) * ri;
-    s->slip[2 * k + a] = mu * e[a];
-    lk[1 + a] = mu * e[a] * y[0] + gain * (y[1 + a] - e[a] * et);
-  }
-}
-
-/* D, zones and impulses of every block linearized in the zones of the centre's impulses
- * (mr_newton_guess_contact), at the current point; the merit is set to infinity, since the
- * linearized point is no iterate and the step from it is taken in full. */
-static void mr_newton_linearize_centre(mr_newton *s) {
-  const mr_problem *p = s->p;
-  for (int a = 0; a < s->nrow; a++) {
-    int i = s->row[a];
-    s->y[i] = s->center[i] - (s->Jv[i] + s->bias[i]) / s->r[i];
-  }
-  for (int a = 0; a < s->nbase; a++) {
-    int i = s->brow[a], on = i < p->neq || s->center[i] > 0;
-    s->zone[i] = (unsigned char)on;
-    s->D[i] = on ? 1 / s->r[i] : 0;
-    s->lam[i] = on ? s->y[i] : 0;
-  }
-  for (int a = 0; a < s->ncon; a++) {
-    int k = s->con[a];
-    mr_newton_guess_contact(s, k, mr_newton_warm_zone(s->center + s->base + 3 * k, p->mu[k]));
-  }
-  s->merit = INFINITY;
-}
-
-/* The first iteration of a warm-started solve: one Newton step at MR_NEWTON_EPS_GUESS from
- * the linearization in the zones of the warm impulses (the centre), the full step taken.
- * Returns the residual there, or NAN when a block changed zone or the step failed; *again
- * tells whether every change can be linearized again from the impulses reached
- * (mr_newton_warm_path): contacts turning between sticking and sliding, and blocks going
- * OFF (a contact lifting, a limit releasing), whose impulse the step already took to zero.
- * A block entering from OFF (a contact touching, a limit engaging) has no impulse to
- * linearize from: the caller restarts from the warm start at the soft eps. The caller
- * also restarts soft when a later step on this eps is short (MR_NEWTON_WARM_STEP). */
-static double mr_newton_guess(mr_newton *s, int *again) {
-  s->eps = MR_NEWTON_EPS_GUESS;
-  mr_newton_regularization(s);
-  mr_newton_linearize_centre(s);
-  mr_newton_zones_copy(s, s->zone_outer, s->zone);
-  double res = mr_newton_step(s);
-  *again = 0;
-  if (!isfinite(res)) return NAN;
-  if (mr_newton_zones_equal(s, s->zone, s->zone_outer)) return res;
-  *again = 1;
-  for (int a = 0; a < mr_newton_nblock(s) && *again; a++) {
-    int b = mr_newton_block(s, a);
-    *again = !(s->zone_outer[b] == MR_ZONE_OFF && s->zone[b] != MR_ZONE_OFF);
-  }
-  return NAN;
-}
-
-/* The warm path: mr_newton_guess, and again from the impulses it reached (the centre moves
- * there, and its zones are the new ones) while no block entered from OFF, up to
- * MR_NEWTON_RELINEARIZE times. A light contact in a resting pile creeps by stick and slip,
- * and its warm zone is wrong every few steps; a rolling sphere or a cylinder rocking on its
- * rim leaves contacts behind that the warm start still pushes on. The soft restart would
- * take a dozen iterations, one linearization more takes one. Counts the iterations into
- * *iters; returns the residual, or NAN for the soft restart. */
-static double mr_newton_warm_path(mr_newton *s, int *iters) {
-  int again = 0;
-  double res = mr_newton_guess(s, &again);
-  ++*iters;
-  while (isnan(res) && again && *iters < MR_NEWTON_RELINEARIZE && *iters < s->p->max_iter) {
-    mr_newton_copy_rows(s, s->center, s->lam);
-    res = mr_newton_guess(s, &again);
-    ++*iters;
-  }
-  return res;
-}
-
-/* The Newton iteration after a proximal step. Its centre moved to the impulses, and at a
- * small eps moving it turns y = lambda_c - (J v + bias) / r over by the whole change of the
- * impulses since the last centre (a step of newly touching feet takes impulses from 3 to
- * 0.1: y lands far outside the zones, every contact OFF), where Newton's model holds for
- * steps of r's size only. The impulses' own zones are the likely ones, as for the warm
- * start: the full step from the linearization there is kept when it lowers the merit of the
- * current point; otherwise the point is restored (the trial counts as an iteration, its
- * residual that point's) and the next iteration takes the usual step from it. */
-static double mr_newton_recentred_step(mr_newton *s) {
-  double m0 = s->merit;
-  mr_newton_linearize_centre(s);
-  double res = mr_newton_step(s);
-  if (isfinite(res) && s->merit <= (1 - 2 * MR_NEWTON_ARMIJO) * m0) return res;
-  mr_newton_copy_dofs(s, s->v, s->v0);
-  mr_newton_copy_dofs(s, s->Av, s->Av0);
-  mr_newton_copy_rows(s, s->Jv, s->Jv0);
-  mr_newton_project(s, s->Jv, s->lam, s->D);
-  return mr_newton_judge(s);
 }
 
 /* The island's current point into out (its best so far). */
@@ -769,6 +652,7 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
   if (res <= p->tol) res = mr_newton_soften(s);
   double res_warm = res;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
+  int proximal = 0;  /* a proximal step since the last stall check */
   if (res > p->tol && p->max_iter > 0) {
     double guess = mr_newton_warm_path(s, &r.iters);
     warm_path = !isnan(guess);
@@ -789,10 +673,13 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
       break;
     }
     if (r.iters >= p->max_iter) break;
-    /* stalled: MR_NEWTON_STALL iterations without a tenfold gain */
+    /* stalled: MR_NEWTON_STALL iterations without a tenfold gain. A window with a
+     * proximal step is progress whatever the residual did: the residual is judged at the
+     * answer's impulses, which a soft problem's point nears only as its centre moves. */
     if (r.iters % MR_NEWTON_STALL == 0) {
-      if (r.iters > 0 && r.residual > 0.1 * checkpoint) break;
+      if (r.iters > 0 && r.residual > 0.1 * checkpoint && !proximal) break;
       checkpoint = r.residual;
+      proximal = 0;
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
@@ -804,8 +691,9 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
       mr_newton_outer(s, prox);
       mr_newton_judge(s);
       res = mr_newton_recentred_step(s);
+      proximal = 1;
     } else {
-      res = mr_newton_step(s);
+      res = mr_newton_soften_more(s, mr_newton_step(s));
     }
     r.iters++;
   }

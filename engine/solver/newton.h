@@ -1,6 +1,7 @@
 /* The newton solver's state, shared by its files (internal to engine/solver): newton.c
- * (the method, islands, line search) and newton_matrix.c (Newton's matrix: assembly,
- * factor, solves). newton.c's header comment describes the method. */
+ * (the method, islands, line search), newton_warm.c (the warm path's linearized steps) and
+ * newton_matrix.c (Newton's matrix: assembly, factor, solves). newton.c's header comment
+ * describes the method. */
 #ifndef MR_NEWTON_H
 #define MR_NEWTON_H
 
@@ -35,7 +36,8 @@ typedef struct mr_newton {
   int factored;     /* H holds the factor for zone_factored, every block constant there */
   double eps, last_prox;
   double merit;     /* m(v) at the current point */
-  double alpha;
+  double alpha;     /* the last line search's step, */
+  int descended;    /* and whether it met the Armijo test */
   mr_tree_chol H;
   /* an island of one tree whose every row moves the dofs of one path from the root (a
    * robot touching only the floor): Newton's matrix keeps the mass matrix's pattern and is
@@ -81,6 +83,25 @@ static inline void mr_newton_copy_dofs(const mr_newton *s, double *to, const dou
 static inline void mr_newton_copy_rows(const mr_newton *s, double *to, const double *from) {
   for (int a = 0; a < s->nrow; a++) to[s->row[a]] = from[s->row[a]];
 }
+
+/* The Armijo fraction of the predicted decrease a step must reach (newton.c's line search,
+ * newton_warm.c's recentred step). */
+#define MR_NEWTON_ARMIJO 1e-4
+
+/* newton.c: r per row from the current eps (the factor is stale after); y, impulses and,
+ * when D is given, D, slip and zones at Jv; the judge of the current point (its merit into
+ * s->merit, the NCP measures returned); one Newton iteration from the evaluated point
+ * (direction, line search, move), returning the residual there (NaN on a failed
+ * factorization). */
+void mr_newton_regularization(mr_newton *s);
+void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D);
+double mr_newton_judge(mr_newton *s);
+double mr_newton_step(mr_newton *s);
+
+/* newton_warm.c: the warm path's first iterations (their count into *iters; NaN: restart
+ * soft), and the iteration after a proximal step. */
+double mr_newton_warm_path(mr_newton *s, int *iters);
+double mr_newton_recentred_step(mr_newton *s);
 
 /* newton_matrix.c: the symmetric part of Newton's matrix over the island, assembled and
  * factored (0, -1 on a failed factorization); whether the factor is the current point's;
