@@ -324,7 +324,9 @@ static void mr_newton_island(mr_newton *s, int i) {
  * the merit m = 1/2 (v - vlam)^T A (v - vlam) = 1/2 (v - vlam)^T F in s->merit, F =
  * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the island's NCP measures
  * (the stopping measure above). */
-double mr_newton_judge(mr_newton *s) {
+/* The merit part of the judge alone: vlam, err and s->merit (a line search's trial needs
+ * no more until it is accepted). */
+static void mr_newton_merit(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_JTmul(s, s->lam, s->tmp);
   mr_newton_copy_dofs(s, s->vlam, s->tmp);
@@ -337,11 +339,21 @@ double mr_newton_judge(mr_newton *s) {
     merit += s->err[i] * (s->Av[i] - s->tmp[i]);
   }
   s->merit = 0.5 * fabs(merit);
+}
+
+/* The NCP measures of the point whose merit was just computed. */
+static double mr_newton_measures(mr_newton *s) {
+  const mr_problem *p = s->p;
   mr_newton_Jmul(s, s->vlam, s->c);
   for (int a = 0; a < s->nrow; a++) s->c[s->row[a]] += s->bias[s->row[a]];
   mr_ncp_errors acc;
   mr_ncp_errors_subset(p, s->brow, s->nbase, s->con, s->ncon, s->lam, s->c, &acc);
   return mr_maxd(mr_maxd(acc.primal, acc.dual), mr_maxd(acc.compl, acc.natural));
+}
+
+double mr_newton_judge(mr_newton *s) {
+  mr_newton_merit(s);
+  return mr_newton_measures(s);
 }
 
 /* The velocity error of the current point's rows (how far it is from F = 0) and what
@@ -376,8 +388,8 @@ static void mr_newton_outer(mr_newton *s, double prox) {
   mr_newton_project(s, s->Jv, s->lam, s->D);
 }
 
-/* v0 + alpha dir: impulses, then the judge (merit, residual). */
-static double mr_newton_try(mr_newton *s, double alpha) {
+/* v0 + alpha dir: impulses, then the merit. */
+static void mr_newton_try(mr_newton *s, double alpha) {
   for (int a = 0; a < s->ndof; a++) {
     int i = s->dof[a];
     s->v[i] = s->v0[i] + alpha * s->dir[i];
@@ -388,7 +400,7 @@ static double mr_newton_try(mr_newton *s, double alpha) {
     s->Jv[i] = s->Jv0[i] + alpha * s->Jdir[i];
   }
   mr_newton_project(s, s->Jv, s->lam, NULL);
-  return mr_newton_judge(s);
+  mr_newton_merit(s);
 }
 
 /* Step lengths in (0, 1) where y(alpha) = y0 + alpha dy, dy = -J dir / r, crosses a zone
@@ -487,14 +499,15 @@ double mr_newton_step(mr_newton *s) {
   mr_newton_copy_dofs(s, s->v0, s->v);
   mr_newton_copy_dofs(s, s->Av0, s->Av);
   mr_newton_copy_rows(s, s->Jv0, s->Jv);
-  double m0 = s->merit, alpha = 1, res = 0;
+  double m0 = s->merit, alpha = 1;
   s->descended = 0;
   for (int t = 0, at = 0; t < MR_NEWTON_LS_TRIES; t++, alpha = mr_newton_next_trial(s, alpha, &at)) {
-    res = mr_newton_try(s, alpha);
+    mr_newton_try(s, alpha);
     if ((s->descended = s->merit <= (1 - 2 * MR_NEWTON_ARMIJO * alpha) * m0)) break;
     if (t == 0) mr_newton_kinks(s); /* needed only once the full step failed */
   }
   s->alpha = alpha;
+  double res = mr_newton_measures(s);
   mr_newton_project(s, s->Jv, s->lam, s->D);
   return res;
 }
