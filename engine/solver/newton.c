@@ -96,8 +96,11 @@
 /* Iterations without a tenfold drop of the best residual, and without a proximal step,
  * after which an island's Newton solve stops and the island goes to pgs
  * (mr_newton_island_pgs): a point where even the softened model gives no descent, which
- * PGS's per-contact projections do not have. */
+ * PGS's per-contact projections do not have. Newton starts again from the point pgs
+ * reaches in MR_NEWTON_PGS_SWEEPS sweeps: they sort out which contacts push, stick and
+ * slide, which is all the warm path needs to land on the answer. */
 #define MR_NEWTON_STALL 12
+#define MR_NEWTON_PGS_SWEEPS 10
 
 /* Islands with more rows than this are declined (reported as not converged after no
  * iteration, so the constraint stage hands the step to pgs, velocity form). A large island
@@ -244,7 +247,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
    * most) */
-  doubles += nrow + 1 + 2 * (nv + 2);
+  doubles += 2 * (nrow + 1) + 2 * (nv + 2);
   /* an island handed to pgs: its dense problem and pgs's refinement */
   size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
@@ -614,10 +617,11 @@ static void mr_newton_history(mr_solver_out *out, int iter, double res, int *fil
  * contacts' friction, leaves no descent for the merit while F is not zero: objects spinning
  * or rolling on the floor, whose friction turns direction within the step. Projected
  * Gauss-Seidel has no such points, and on an island of a few rows its sweeps cost little.
- * Its answer is judged as Newton's iterates are and kept when better. Returns -1 on arena
- * exhaustion. */
+ * Its answer is judged as Newton's iterates are and kept when better; s->lam is left at
+ * its last point. At most `budget` sweeps, and no more than the cap leaves. Returns -1 on
+ * arena exhaustion. */
 static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out *out,
-                                mr_newton_result *r) {
+                                mr_newton_result *r, int budget) {
   mr_data *work = s->work;
   size_t mark = mr_arena_mark(work);
   mr_problem q;
@@ -632,8 +636,9 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
   /* pgs stops on its own measure, which leaves out the natural map: while that is what
    * stands above the tolerance, it goes on from where it stopped, to a tenth of where its
    * own measure ended */
-  for (int round = 0; round < 3 && r->iters < s->p->max_iter; round++) {
-    q.max_iter = s->p->max_iter - r->iters;
+  const int cap = budget < s->p->max_iter - r->iters ? r->iters + budget : s->p->max_iter;
+  for (int round = 0; round < 3 && r->iters < cap; round++) {
+    q.max_iter = cap - r->iters;
     mr_solver_out o = {.lambda = lam, .c = c};
     pgs->solve(&q, &o, work);
     q.tol = 0.1 * o.residual;
@@ -651,53 +656,53 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
   return 0;
 }
 
-/* Solves the current island to the tolerance from the warm start, its best point into out
- * (or the warm start, when that is better). */
-static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, mr_solver_out *out,
-                                               int *filled) {
+/* Newton's iterations on the current island from the impulses `from` (the warm start, or
+ * pgs's point), counted on from r->iters, until the tolerance, the cap or a stall; its best
+ * point into out and r. Returns the residual of `from` itself. */
+static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out, mr_newton_result *r,
+                            int *filled) {
   const mr_problem *p = s->p;
-  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
-  if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
-  /* a warm start within the tolerance is projected once more at the soft eps: a proximal
+  const int first = r->iters; /* the stall test's windows count from here */
+  /* a start within the tolerance is projected once more at the soft eps: a proximal
    * step, so that the impulses of a body at rest keep converging from step to step
    * instead of staying wherever they first met the tolerance */
-  double res = mr_newton_start_point(s, warm), checkpoint = INFINITY;
+  double res = mr_newton_start_point(s, from), checkpoint = INFINITY;
   if (res <= p->tol) res = mr_newton_soften(s);
-  double res_warm = res;
+  double res_from = res;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   int proximal = 0;  /* a proximal step since the last stall check */
-  if (res > p->tol && p->max_iter > 0) {
-    double guess = mr_newton_warm_path(s, &r.iters);
+  if (res > p->tol && r->iters < p->max_iter) {
+    double guess = mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
-    res = warm_path ? guess : mr_newton_start(s, warm);
+    res = warm_path ? guess : mr_newton_start(s, from);
   }
   for (;;) {
-    mr_newton_history(out, r.iters, res, filled);
+    mr_newton_history(out, r->iters, res, filled);
     if (!isfinite(res)) {
-      r.status = r.residual < INFINITY ? MR_SOLVER_MAX_ITER : MR_SOLVER_FAILED;
+      if (r->residual == INFINITY) r->status = MR_SOLVER_FAILED;
       break;
     }
-    if (res < r.residual) {
-      r.residual = res;
+    if (res < r->residual) {
+      r->residual = res;
       mr_newton_finish(s, out);
     }
     if (res <= p->tol) {
-      r.status = MR_SOLVER_CONVERGED;
+      r->status = MR_SOLVER_CONVERGED;
       break;
     }
-    if (r.iters >= p->max_iter) break;
+    if (r->iters >= p->max_iter) break;
     /* stalled: MR_NEWTON_STALL iterations without a tenfold gain. A window with a
      * proximal step is progress whatever the residual did: the residual is judged at the
      * answer's impulses, which a soft problem's point nears only as its centre moves. */
-    if (r.iters % MR_NEWTON_STALL == 0) {
-      if (r.iters > 0 && r.residual > 0.1 * checkpoint && !proximal) break;
-      checkpoint = r.residual;
+    if ((r->iters - first) % MR_NEWTON_STALL == 0) {
+      if (r->iters > first && r->residual > 0.1 * checkpoint && !proximal) break;
+      checkpoint = r->residual;
       proximal = 0;
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
       warm_path = 0; /* see mr_newton_guess */
-      res = mr_newton_start(s, warm);
+      res = mr_newton_start(s, from);
       continue;
     }
     if (mr_newton_outer_due(s, &prox)) {
@@ -708,10 +713,31 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
     } else {
       res = mr_newton_soften_more(s, mr_newton_step(s));
     }
-    r.iters++;
+    r->iters++;
+  }
+  return res_from;
+}
+
+/* Solves the current island to the tolerance from the warm start, its best point into out
+ * (or the warm start, when that is better). Where Newton stops short, pgs takes
+ * MR_NEWTON_PGS_SWEEPS sweeps from the warm start and Newton starts again from its point,
+ * linearized in that point's zones as from a warm start; what is left of the cap then goes
+ * to pgs. */
+static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, double *restart,
+                                               mr_solver_out *out, int *filled) {
+  const mr_problem *p = s->p;
+  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
+  if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
+  double res_warm = mr_newton_run(s, warm, out, &r, filled);
+  if (r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
+    if (mr_newton_island_pgs(s, warm, out, &r, MR_NEWTON_PGS_SWEEPS) < 0) r.status = MR_SOLVER_FAILED;
+    else if (r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
+      mr_newton_copy_rows(s, restart, s->lam);
+      mr_newton_run(s, restart, out, &r, filled);
+    }
   }
   if (r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
-    if (mr_newton_island_pgs(s, warm, out, &r) < 0) r.status = MR_SOLVER_FAILED;
+    if (mr_newton_island_pgs(s, warm, out, &r, p->max_iter) < 0) r.status = MR_SOLVER_FAILED;
     else r.pgs_done = 1;
   }
   mr_newton_history(out, r.iters, r.residual, filled);
@@ -742,10 +768,11 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   size_t mark = mr_arena_mark(work);
   mr_newton s;
   mr_newton_result *res = NULL;
-  double *warm = NULL;
+  double *warm = NULL, *restart = NULL;
   if (mr_newton_alloc(&s, p, work) ||
       !(res = mr_arena_alloc(work, ((size_t)s.isl.n + 1) * sizeof *res)) ||
-      !(warm = mr_arena_doubles(work, (size_t)p->nrow + 1))) {
+      !(warm = mr_arena_doubles(work, (size_t)p->nrow + 1)) ||
+      !(restart = mr_arena_doubles(work, (size_t)p->nrow + 1))) {
     mr_arena_restore(work, mark);
     mr_solver_fail(p, out);
     return;
@@ -758,7 +785,7 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   int filled = 0;
   for (int i = 0; i < s.isl.n; i++) {
     mr_newton_island(&s, i);
-    res[i] = mr_newton_solve_island(&s, warm, out, &filled);
+    res[i] = mr_newton_solve_island(&s, warm, restart, out, &filled);
     out->iters = res[i].iters > out->iters ? res[i].iters : out->iters;
     out->residual = mr_maxd(out->residual, res[i].residual);
     /* an island that failed leaves its rows to pgs, as one stopped short does */
