@@ -184,7 +184,9 @@ static void test_pile_lifting_contacts(void) {
  * 24.7 iterations per step). A short step now raises the proximal weight, whose softer
  * problem is monotone, and a window with a proximal step is not a stall: 22 steps of
  * 3000 at the cap, 19.4 iterations per step. Newton starting again from the point ten pgs
- * sweeps reach, where it stops short, brought that to 14. */
+ * sweeps reach, where it stops short, brought that to 14; moving the proximal centre as
+ * soon as the point settles to the scale of the move (MR_NEWTON_INEXACT), to 2, and the
+ * iterations per step from 18.6 to 14.9. */
 static void test_humanoid100_tumbling(void) {
   mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
   MR_REQUIRE(m);
@@ -206,7 +208,7 @@ static void test_humanoid100_tumbling(void) {
   printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f iterations per step\n", capped,
          total, (double)iters / total);
   MR_CHECK_MSG(capped * 1000 <= 6 * total, "%ld of %ld steps at the cap", capped, total);
-  MR_CHECK_MSG(iters <= 23 * total, "%.2f iterations per step", (double)iters / total);
+  MR_CHECK_MSG(iters <= 17 * total, "%.2f iterations per step", (double)iters / total);
   mr_data_free(d);
   mr_model_free(m);
 }

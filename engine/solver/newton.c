@@ -11,9 +11,10 @@
  * F(v) = 0 with lambda = lambda_c is exactly the NCP (Signorini, Coulomb's cone, maximum
  * dissipation: no De Saxce correction is needed, as for PGS's fixed point). r_i = eps G_ii
  * is a proximal weight, the same for a contact's three rows; lambda_c is its centre, moved
- * to lambda whenever F is nearly zero (a proximal point step), so that r only shapes the
- * path: a soft start (eps = 1e-2, MuJoCo's and SAP's compliance is of this order) finds
- * which contacts push, stick and slide in a few iterations, and eps drops once they stay.
+ * to lambda whenever F is small next to that move (an inexact proximal point step), so that
+ * r only shapes the path: a soft start (eps = 1e-2, MuJoCo's and SAP's compliance is of
+ * this order) finds which contacts push, stick and slide in a few iterations, and eps
+ * drops once they stay.
  * Where Coulomb's law leaves Newton's model good for short steps only (objects tumbling or
  * spinning on the floor), eps rises instead: a softer problem is a monotone one.
  * A step whose contacts persist skips the soft start: its warm start is last step's
@@ -360,8 +361,13 @@ double mr_newton_judge(mr_newton *s) {
 }
 
 /* The velocity error of the current point's rows (how far it is from F = 0) and what
- * moving the centre would change (*prox): the proximal step is due when the first is
- * small next to the second. */
+ * moving the centre would change (*prox): the proximal step is due when the first is no
+ * more than MR_NEWTON_INEXACT times the second. An inexact proximal method: the centre
+ * moves as soon as the point has settled to the scale of the move, not once F is nearly
+ * zero. Solving each proximal problem to 1e-3 of that scale cost a Newton step per
+ * proximal step that changed the impulses by 1e-3 of what the next move does. */
+#define MR_NEWTON_INEXACT 3.0
+
 static int mr_newton_outer_due(const mr_newton *s, double *prox) {
   double inner = 0;
   *prox = 0;
@@ -370,7 +376,7 @@ static int mr_newton_outer_due(const mr_newton *s, double *prox) {
     inner = mr_maxd(inner, fabs(s->Jv[i] + s->bias[i] - s->c[i]));
     *prox = mr_maxd(*prox, fabs(s->r[i] * (s->lam[i] - s->center[i])));
   }
-  return inner <= 1e-3 * *prox || inner <= 0.1 * s->p->tol;
+  return inner <= MR_NEWTON_INEXACT * *prox || inner <= 0.1 * s->p->tol;
 }
 
 /* The centre to the current impulses; eps down tenfold once the zones hold from one
