@@ -186,7 +186,7 @@ static void test_pile_lifting_contacts(void) {
  * 3000 at the cap, 19.4 iterations per step. Newton starting again from the point ten pgs
  * sweeps reach, where it stops short, brought that to 14; moving the proximal centre as
  * soon as the point settles to the scale of the move (MR_NEWTON_INEXACT), to 2, and the
- * iterations per step from 18.6 to 14.9. */
+ * iterations per step from 18.6 to 14.9; a soft start at eps = 1 instead of 1e-2, to 12.3. */
 static void test_humanoid100_tumbling(void) {
   mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
   MR_REQUIRE(m);
@@ -208,7 +208,7 @@ static void test_humanoid100_tumbling(void) {
   printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f iterations per step\n", capped,
          total, (double)iters / total);
   MR_CHECK_MSG(capped * 1000 <= 6 * total, "%ld of %ld steps at the cap", capped, total);
-  MR_CHECK_MSG(iters <= 17 * total, "%.2f iterations per step", (double)iters / total);
+  MR_CHECK_MSG(iters <= 14 * total, "%.2f iterations per step", (double)iters / total);
   mr_data_free(d);
   mr_model_free(m);
 }
