@@ -412,7 +412,9 @@ static void test_depth_is_minimum(void) {
          "minima: %d shallow, %d deeper than 0.1 (worst %.2e)\n",
          cnt, above, worst_above, notlocal, deep_notlocal, worst_local);
   MR_CHECK(cnt > 500);
-  MR_CHECK(above <= cnt / 100); /* a deeper local minimum elsewhere: rare, deep poses only */
+  /* a deeper local minimum elsewhere: rare, deep poses only (11 of 4243 poses; searching
+   * only the crease where Newton stopped on deep overlaps too made it 19) */
+  MR_CHECK(above <= 15);
   MR_CHECK(notlocal == 0);
 }
 
