@@ -38,11 +38,11 @@
 /* The 2D Newton stops on the crease that holds it, so that crease passes through where it
  * stopped: on a shallow overlap (depth below MR_CREASE_SHALLOW of the smaller shape's
  * bounding radius) only the circles of edges nearly perpendicular to that normal (|n . e|
- * below MR_CREASE_NEAR, about 6 degrees) are searched. On pile20 and humanoid100 the
- * circles of the other edges, a third of the gap evaluations, never found a smaller gap;
- * on deep random poses they sometimes find the global minimum where the local one is
- * higher (tests/test_narrowphase.c's depth test: 19 poses of 4243 above the sampled best
- * instead of 11 when every overlap skipped them), so deep overlaps search them all. */
+ * below MR_CREASE_NEAR, about 6 degrees) are searched. On shallow overlaps the circles of
+ * the other edges cost many gap evaluations and did not find a smaller gap (README, design
+ * section); on deep poses they sometimes hold the global minimum where the local one is
+ * higher (tests/test_narrowphase.c's depth test counts those), so deep overlaps search
+ * them all. */
 #define MR_CREASE_NEAR 0.1
 #define MR_CREASE_SHALLOW 0.05
 

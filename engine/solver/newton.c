@@ -77,9 +77,9 @@
  * MR_NEWTON_EPS_MIN), and tenfold when the proximal steps contract slowly (redundant,
  * ill-conditioned sets); it rises tenfold after a short Newton step
  * (mr_newton_soften_more). A soft start at r = G_ii weighs each contact's terms as much as
- * its bodies' inertia, where F is monotone and Newton converges from anywhere; the same
- * states solved from eps = 1e-2 took 12-28% more Newton work (more from 1e-3, as much from
- * 10). A warm start already within the tolerance takes one proximal step at
+ * its bodies' inertia, where F is monotone and Newton converges from anywhere (softer or
+ * stiffer starts cost more Newton work on the same states: the README's design section).
+ * A warm start already within the tolerance takes one proximal step at
  * MR_NEWTON_EPS_REST, so that resting impulses keep converging from step to step. */
 #define MR_NEWTON_EPS 1.0
 #define MR_NEWTON_EPS_REST 1e-2
@@ -369,8 +369,8 @@ double mr_newton_judge(mr_newton *s) {
  * moving the centre would change (*prox): the proximal step is due when the first is no
  * more than MR_NEWTON_INEXACT times the second. An inexact proximal method: the centre
  * moves as soon as the point has settled to the scale of the move, not once F is nearly
- * zero. Solving each proximal problem to 1e-3 of that scale cost a Newton step per
- * proximal step that changed the impulses by 1e-3 of what the next move does. */
+ * zero: solving each proximal problem far below that scale costs a Newton step per
+ * proximal step that changes the impulses by a fraction of what the next move does. */
 #define MR_NEWTON_INEXACT 3.0
 
 static int mr_newton_outer_due(const mr_newton *s, double *prox) {
