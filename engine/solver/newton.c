@@ -674,7 +674,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
                             int *filled) {
   const mr_problem *p = s->p;
   const int first = r->iters; /* the stall test's windows count from here */
-  /* a start within the tolerance is projected once more at the soft eps: a proximal
+  /* a start within the tolerance is projected once more at MR_NEWTON_EPS_REST: a proximal
    * step, so that the impulses of a body at rest keep converging from step to step
    * instead of staying wherever they first met the tolerance */
   double res = mr_newton_start_point(s, from), checkpoint = INFINITY;
