@@ -267,7 +267,7 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   size_t npays = mr_min_size(nrow, trees + pair);
   size_t gsize = ndense * ndense > npays * npays ? ndense * ndense : npays * npays;
   size_t rows = maxcon + 7 * nv + neq * nv + 12 * nrow + 8 * maxcon + nnz; /* 12: phi, bias, pos, solref, solimp, id */
-  size_t problem = 6 * nrow + 4 * nv + MR_AJ_BLOCK * nv + nrow * trees + gsize;
+  size_t problem = 6 * nrow + 6 * nv + MR_AJ_BLOCK * nv + nrow * trees + gsize;
   size_t scratch = MR_SOLVER_SCRATCH(ndense, nv);
   size_t sparse = mr_solver_sparse_scratch(m, nrow, neq > 0 ? nv : pair) / sizeof(double) + 1;
   if (sparse > scratch) scratch = sparse;

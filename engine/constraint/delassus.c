@@ -177,17 +177,38 @@ static void mr_free_velocity(const mr_rows *r, const double *v_free, double *g, 
   }
 }
 
-/* G's diagonal through half solves (mr_mass_inverse_norm2), each over the row's trees; w:
- * nv doubles, zero on entry and on return. */
+/* Rows j.. that share row j's trees and nonzero columns (a contact's three), at most
+ * MR_NORM2_BLOCK: their diagonal entries come from one walk of the tree. */
+#define MR_NORM2_BLOCK 3
+
+static int mr_same_pattern_rows(const mr_rows *r, const int *span, int j) {
+  const int len = r->nzadr[j + 1] - r->nzadr[j];
+  int k = j + 1;
+  while (k < r->nrow && k - j < MR_NORM2_BLOCK &&
+         !memcmp(span + 4 * k, span + 4 * j, 4 * sizeof(int)) &&
+         r->nzadr[k + 1] - r->nzadr[k] == len &&
+         !memcmp(r->nzind + r->nzadr[k], r->nzind + r->nzadr[j], (size_t)len * sizeof(int)))
+    k++;
+  return k - j;
+}
+
+/* G's diagonal through half solves (mr_mass_inverse_norm2_n), each over the row's trees; w:
+ * MR_NORM2_BLOCK nv doubles, zero on entry and on return. */
 static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_rows *r,
                                  const int *span, double *w, double *Gdiag) {
-  for (int i = 0; i < r->nrow; i++) {
-    const int *s = span + 4 * i;
-    for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) w[r->nzind[t]] = r->J[t];
-    Gdiag[i] = mr_mass_inverse_norm2(m, d, w, s[0], s[1]);
-    if (s[3] > s[2]) Gdiag[i] += mr_mass_inverse_norm2(m, d, w, s[2], s[3]);
-    for (int k = s[0]; k < s[1]; k++) w[k] = 0;
-    for (int k = s[2]; k < s[3]; k++) w[k] = 0;
+  for (int j = 0; j < r->nrow;) {
+    const int *s = span + 4 * j, n = mr_same_pattern_rows(r, span, j);
+    for (int c = 0; c < n; c++)
+      for (int t = r->nzadr[j + c]; t < r->nzadr[j + c + 1]; t++) w[n * r->nzind[t] + c] = r->J[t];
+    double second[MR_NORM2_BLOCK];
+    mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j);
+    if (s[3] > s[2]) {
+      mr_mass_inverse_norm2_n(m, d, w, n, s[2], s[3], second);
+      for (int c = 0; c < n; c++) Gdiag[j + c] += second[c];
+    }
+    for (int k = n * s[0]; k < n * s[1]; k++) w[k] = 0;
+    for (int k = n * s[2]; k < n * s[3]; k++) w[k] = 0;
+    j += n;
   }
 }
 
@@ -222,12 +243,13 @@ static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const dou
   int n = r->nrow;
   int *span = mr_arena_ints(d, 4 * (size_t)n);
   int *lo = mr_arena_ints(d, (size_t)nv + 1), *hi = mr_arena_ints(d, (size_t)nv + 1);
-  double *Gdiag = mr_arena_doubles(d, (size_t)n), *w = mr_arena_doubles(d, (size_t)nv + 1);
+  double *Gdiag = mr_arena_doubles(d, (size_t)n);
+  double *w = mr_arena_doubles(d, (size_t)MR_NORM2_BLOCK * nv + 1);
   double *g = mr_arena_doubles(d, (size_t)n), *R = mr_arena_doubles(d, (size_t)n);
   if (!span || !lo || !hi || !Gdiag || !w || !g || !R) return -1;
   mr_tree_ranges(m, lo, hi);
   for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
-  memset(w, 0, (size_t)nv * sizeof(double));
+  memset(w, 0, (size_t)MR_NORM2_BLOCK * nv * sizeof(double));
   mr_delassus_diagonal(m, d, r, span, w, Gdiag);
   d->ncon_degenerate = mr_rows_drop_degenerate(r, span, Gdiag);
   mr_free_velocity(r, v_free, g, R);

@@ -55,18 +55,33 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
   mr_tree_ldl_solve(m, d->qLD, d->qLDiagInv, X, n, lo, hi);
 }
 
-double mr_mass_inverse_norm2(const mr_model *m, const mr_data *d, double *x, int lo, int hi) {
+/* The body of mr_mass_inverse_norm2_n, inlined for each constant n so that the per-vector
+ * loops unroll. */
+static inline __attribute__((always_inline)) void
+mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n, int lo, int hi,
+              double *sum) {
   const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
   const double *LD = d->qLD;
-  double sum = 0;
+  for (int c = 0; c < n; c++) sum[c] = 0;
   for (int i = hi - 1; i >= lo; i--) {
-    double xi = x[i];
-    if (xi == 0) continue;
+    const double *xi = x + (size_t)n * i;
+    int nonzero = 0;
+    for (int c = 0; c < n; c++) nonzero |= xi[c] != 0;
+    if (!nonzero) continue;
     int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) x[j] -= LD[adr] * xi;
-    sum += xi * xi * d->qLDiagInv[i];
+    for (int j = parent[i]; j >= 0; j = parent[j], adr++)
+      for (int c = 0; c < n; c++) x[(size_t)n * j + c] -= LD[adr] * xi[c];
+    for (int c = 0; c < n; c++) sum[c] += xi[c] * xi[c] * d->qLDiagInv[i];
   }
-  return sum;
+}
+
+void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
+                             int hi, double *sum) {
+  switch (n) {
+  case 3: mr_norm2_walk(m, d, x, 3, lo, hi, sum); break;
+  case 2: mr_norm2_walk(m, d, x, 2, lo, hi, sum); break;
+  default: mr_norm2_walk(m, d, x, 1, lo, hi, sum); break;
+  }
 }
 
 /* One vector, indexed by dof. */

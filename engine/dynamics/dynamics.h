@@ -12,10 +12,13 @@ void mr_solve_mass_span(const mr_model *m, const mr_data *d, double *x, int lo, 
 /* The same for n vectors at once, stored by dof: X[(i - lo) n + r] is dof i of vector r. */
 void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, int lo, int hi);
 
-/* x^T A^-1 x for x nonzero only inside the dofs [lo, hi), which must be whole kinematic
- * trees: half of the solve (L^-T from the leaves up, where x is overwritten), then the sum
- * of its squares over D. The Delassus diagonal J_i A^-1 J_i^T without A^-1 J_i^T. */
-double mr_mass_inverse_norm2(const mr_model *m, const mr_data *d, double *x, int lo, int hi);
+/* x_c^T A^-1 x_c for n vectors x_c nonzero only inside the dofs [lo, hi), which must be
+ * whole kinematic trees, interleaved by dof (x[n i + c] is dof i of vector c), into
+ * sum[c], n <= 3: half of the solve (L^-T from the leaves up, where x is overwritten),
+ * then the sum of its squares over D. The Delassus diagonal J_i A^-1 J_i^T without A^-1 J_i^T;
+ * rows with one pattern of nonzeros (a contact's three) walk the tree once. */
+void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
+                             int hi, double *sum);
 
 /* The deepest dof that moves body b (its own last dof, else its nearest moving ancestor's),
  * or -1 for a body welded to the world: the chain of dofs supporting b starts there and
