@@ -80,9 +80,13 @@
  * its bodies' inertia, where F is monotone and Newton converges from anywhere (softer or
  * stiffer starts cost more Newton work on the same states: the README's design section).
  * A warm start already within the tolerance takes one proximal step at
- * MR_NEWTON_EPS_REST, so that resting impulses keep converging from step to step. */
+ * MR_NEWTON_EPS_REST, so that resting impulses keep converging from step to step. From
+ * the warm point that step is a projected Jacobi step of length 1 / (eps G_ii): a small
+ * eps overshoots where contacts are coupled (a stack's faces) and throws an answer that
+ * met the tolerance back out of it, to be solved again; at 0.5 the step is damped and
+ * mostly stays within it. */
 #define MR_NEWTON_EPS 1.0
-#define MR_NEWTON_EPS_REST 1e-2
+#define MR_NEWTON_EPS_REST 0.5
 #define MR_NEWTON_EPS_MIN 1e-8
 #define MR_NEWTON_SLOW 0.25
 #define MR_NEWTON_FLOOR 1e-9
