@@ -190,9 +190,8 @@ static int mr_constraint_fill(const mr_model *m, mr_data *d, mr_rows *r) {
   double *dense_eq = mr_arena_doubles(d, (size_t)r->neq * nv + 1);
   if (!dense_eq || mr_rows_alloc(d, r)) return -1;
   mr_equality_eval(m, d, r->phi, dense_eq, scratch);
-  int *dofs = (int *)(scratch + 3 * nv);
   int nnz = mr_equality_nonzeros(r, dense_eq) + joint_limits + mr_tendon_limit_nonzeros(m, d) +
-            mr_contact_nonzeros(m, d, keep, dofs);
+            mr_contact_nonzeros(m, d, keep);
   if (mr_rows_alloc_nonzeros(d, r, nnz)) return -1;
   mr_equality_rows_fill(m, r, dense_eq);
   mr_limit_rows(m, d, r);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/core/contact_point.h"
+#include "engine/core/tree_ldl.h"
 #include "rows.h"
 
 /* ------------------------------------------------------------------ contacts */
@@ -116,10 +117,21 @@ int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
   return n;
 }
 
-int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep, int *dofs) {
+/* The dofs on the chain of body b: its last dof and that dof's ancestors, the entries of
+ * the last dof's row of the mass matrix's layout. */
+static int mr_chain_length(const mr_model *m, int b) {
+  int last = b > 0 ? mr_body_last_dof(m, b) : -1;
+  return last >= 0 ? mr_tree_row_length(m, last) : 0;
+}
+
+int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep) {
   int n = 0;
-  for (int ci = 0; ci < d->ncon; ci++)
-    if (keep[ci]) n += 3 * mr_contact_dofs(m, &d->contact[ci], dofs);
+  for (int ci = 0; ci < d->ncon; ci++) {
+    if (!keep[ci]) continue;
+    const mr_contact *c = &d->contact[ci];
+    int both = mr_chain_length(m, c->body1) + mr_chain_length(m, c->body2);
+    n += 3 * (both < m->nv ? both : m->nv);
+  }
   return n;
 }
 

@@ -177,19 +177,21 @@ static void mr_free_velocity(const mr_rows *r, const double *v_free, double *g, 
   }
 }
 
-/* Rows j.. that share row j's trees and nonzero columns (a contact's three), at most
- * MR_NORM2_BLOCK: their diagonal entries come from one walk of the tree. */
+/* A contact's three rows share one column list (mr_contact_rows_fill), hence their trees
+ * and one walk of the tree for their diagonal entries: the rows that walk together from
+ * row j. */
 #define MR_NORM2_BLOCK 3
 
-static int mr_same_pattern_rows(const mr_rows *r, const int *span, int j) {
-  const int len = r->nzadr[j + 1] - r->nzadr[j];
-  int k = j + 1;
-  while (k < r->nrow && k - j < MR_NORM2_BLOCK &&
-         !memcmp(span + 4 * k, span + 4 * j, 4 * sizeof(int)) &&
-         r->nzadr[k + 1] - r->nzadr[k] == len &&
-         !memcmp(r->nzind + r->nzadr[k], r->nzind + r->nzadr[j], (size_t)len * sizeof(int)))
-    k++;
-  return k - j;
+static int mr_rows_sharing_columns(const mr_rows *r, int j) { return j >= r->neq + r->nlim ? 3 : 1; }
+
+/* Each row's tree ranges, computed once per contact. */
+static void mr_row_spans(const mr_rows *r, const int *lo, const int *hi, int *span) {
+  for (int i = 0; i < r->nrow;) {
+    mr_row_span(r, i, lo, hi, span + 4 * i);
+    int n = mr_rows_sharing_columns(r, i);
+    for (int c = 1; c < n; c++) memcpy(span + 4 * (i + c), span + 4 * i, 4 * sizeof(int));
+    i += n;
+  }
 }
 
 /* G's diagonal through half solves (mr_mass_inverse_norm2_n), each over the row's trees; w:
@@ -197,7 +199,7 @@ static int mr_same_pattern_rows(const mr_rows *r, const int *span, int j) {
 static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_rows *r,
                                  const int *span, double *w, double *Gdiag) {
   for (int j = 0; j < r->nrow;) {
-    const int *s = span + 4 * j, n = mr_same_pattern_rows(r, span, j);
+    const int *s = span + 4 * j, n = mr_rows_sharing_columns(r, j);
     for (int c = 0; c < n; c++)
       for (int t = r->nzadr[j + c]; t < r->nzadr[j + c + 1]; t++) w[n * r->nzind[t] + c] = r->J[t];
     double second[MR_NORM2_BLOCK];
@@ -248,7 +250,7 @@ static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const dou
   double *g = mr_arena_doubles(d, (size_t)n), *R = mr_arena_doubles(d, (size_t)n);
   if (!span || !lo || !hi || !Gdiag || !w || !g || !R) return -1;
   mr_tree_ranges(m, lo, hi);
-  for (int i = 0; i < n; i++) mr_row_span(r, i, lo, hi, span + 4 * i);
+  mr_row_spans(r, lo, hi, span);
   memset(w, 0, (size_t)MR_NORM2_BLOCK * nv * sizeof(double));
   mr_delassus_diagonal(m, d, r, span, w, Gdiag);
   d->ncon_degenerate = mr_rows_drop_degenerate(r, span, Gdiag);

@@ -99,8 +99,10 @@ int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double 
  * needs room for 3 nv ints. */
 int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs);
 
-/* Nonzeros the kept contacts' rows will have (3 per dof of each). dofs: 3 nv ints. */
-int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep, int *dofs);
+/* Nonzeros the kept contacts' rows will have at most: 3 per dof of each of the two chains,
+ * a dof they share counted twice (never more than nv per row), read off the chains'
+ * lengths without walking them. */
+int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep);
 
 /* The contact rows after the equality and limit rows. jp: 3 nv doubles of scratch, then
  * 3 nv ints (1.5 nv doubles) for the dof lists. */
