@@ -261,7 +261,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   /* an island handed to pgs: its dense problem and pgs's refinement */
   size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
-  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
+  return doubles * sizeof(double) + (2 * mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
          mr_tree_chol_bytes(m) + mr_islands_bytes(nv, nrow) + 40 * MR_ALIGN;
 }
 
@@ -286,7 +286,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->zone_factored = mr_arena_alloc(work, nb + 1);
   s->zone_outer = mr_arena_alloc(work, nb + 1);
   s->zone_side = mr_arena_alloc(work, nb + 1);
-  s->cols = mr_arena_ints(work, mc);
+  s->cols = mr_arena_ints(work, 2 * mc); /* a block's columns, then their row lengths */
   s->W = mr_arena_doubles(work, mc * mc);
   s->Jk = mr_arena_doubles(work, 3 * mc);
   s->maxcols = (int)mr_newton_max_cols((size_t)p->ncon);

@@ -52,9 +52,18 @@ void mr_newton_chain_setup(mr_newton *s) {
 }
 
 /* The columns of rows [i0, i0 + nr) (ascending, merged) into s->cols and their dense
- * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. */
+ * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. A contact's three
+ * rows share one column list (mr_contact_rows_fill): nothing to merge. */
 static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   const mr_problem *p = s->p;
+  if (nr == 3) {
+    const int t0 = p->nzadr[i0], n = p->nzadr[i0 + 1] - t0;
+    for (int c = 0; c < n; c++) {
+      s->cols[c] = p->nzind[t0 + c];
+      for (int a = 0; a < 3; a++) s->Jk[3 * c + a] = p->J[p->nzadr[i0 + a] + c];
+    }
+    return n;
+  }
   int n = 0, at[3];
   for (int a = 0; a < nr; a++) at[a] = p->nzadr[i0 + a];
   for (;;) {
@@ -93,10 +102,11 @@ static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) 
    * (a, b) sits in row cols[a] as many places past its diagonal as their depths differ,
    * a dof's depth being its row's length in the layout less one */
   const mr_model *m = s->m;
+  int *depth = s->cols + nc; /* row lengths of the columns, read once */
+  for (int a = 0; a < nc; a++) depth[a] = mr_tree_row_length(m, s->cols[a]);
   for (int a = 0; a < nc; a++) {
-    int i = s->cols[a];
-    double *row = s->Hm + m->dof_Madr[i] + mr_tree_row_length(m, i);
-    for (int b = 0; b <= a; b++) row[-mr_tree_row_length(m, s->cols[b])] += s->W[(size_t)a * nc + b];
+    double *row = s->Hm + m->dof_Madr[s->cols[a]] + depth[a];
+    for (int b = 0; b <= a; b++) row[-depth[b]] += s->W[(size_t)a * nc + b];
   }
 }
 
