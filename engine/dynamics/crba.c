@@ -75,8 +75,38 @@ mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n, int l
   }
 }
 
+/* Whether [lo, hi) is one chain of six dofs from a root: a free body's tree, whose factor
+ * is a dense triangle. */
+static int mr_free_body_tree(const mr_model *m, int lo, int hi) {
+  if (hi - lo != 6 || m->dof_parentid[lo] != -1) return 0;
+  for (int i = lo + 1; i < hi; i++)
+    if (m->dof_parentid[i] != i - 1) return 0;
+  return 1;
+}
+
+/* mr_norm2_walk for three vectors on a free body's tree, with the six dofs in registers:
+ * the same operations in the same order (each entry updated from the deepest dof up), so
+ * the same sums; the walk through memory chains every update through a store. */
+static void mr_norm2_free_body(const mr_data *d, const int *Madr, const double *x, int lo,
+                               double sum[3]) {
+  double v[6][3];
+  for (int i = 0; i < 6; i++)
+    for (int c = 0; c < 3; c++) v[i][c] = x[3 * (lo + i) + c];
+  for (int c = 0; c < 3; c++) sum[c] = 0;
+  for (int i = 5; i >= 0; i--) {
+    const double *L = d->qLD + Madr[lo + i] + 1; /* L[k]: the entry of ancestor i - 1 - k */
+    for (int k = 0; k < i; k++)
+      for (int c = 0; c < 3; c++) v[i - 1 - k][c] -= L[k] * v[i][c];
+    for (int c = 0; c < 3; c++) sum[c] += v[i][c] * v[i][c] * d->qLDiagInv[lo + i];
+  }
+}
+
 void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
                              int hi, double *sum) {
+  if (n == 3 && mr_free_body_tree(m, lo, hi)) {
+    mr_norm2_free_body(d, m->dof_Madr, x, lo, sum);
+    return;
+  }
   switch (n) {
   case 3: mr_norm2_walk(m, d, x, 3, lo, hi, sum); break;
   case 2: mr_norm2_walk(m, d, x, 2, lo, hi, sum); break;
