@@ -202,10 +202,14 @@ static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_r
     const int *s = span + 4 * j, n = mr_rows_sharing_columns(r, j);
     for (int c = 0; c < n; c++)
       for (int t = r->nzadr[j + c]; t < r->nzadr[j + c + 1]; t++) w[n * r->nzind[t] + c] = r->J[t];
+    /* the row's columns in its first tree range, then in its second */
+    const int *cols = r->nzind + r->nzadr[j], nc = r->nzadr[j + 1] - r->nzadr[j];
+    int split = 0;
+    while (split < nc && cols[split] < s[1]) split++;
     double second[MR_NORM2_BLOCK];
-    mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j);
+    mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j, cols, split);
     if (s[3] > s[2]) {
-      mr_mass_inverse_norm2_n(m, d, w, n, s[2], s[3], second);
+      mr_mass_inverse_norm2_n(m, d, w, n, s[2], s[3], second, cols + split, nc - split);
       for (int c = 0; c < n; c++) Gdiag[j + c] += second[c];
     }
     for (int k = n * s[0]; k < n * s[1]; k++) w[k] = 0;

@@ -101,12 +101,38 @@ static void mr_norm2_free_body(const mr_data *d, const int *Madr, const double *
   }
 }
 
+/* mr_norm2_walk for three vectors whose nonzeros cols[0..nc) are one path from a root
+ * (each dof the parent of the next: a body's chain, the columns of its contact with the
+ * world): the ancestors of a path's dof are the dofs before it, so the walk runs over
+ * the path alone, on local values, in the same order and to the same sums. */
+#define MR_NORM2_PATH 64
+
+static int mr_norm2_path(const mr_model *m, const mr_data *d, const double *x, const int *cols,
+                         int nc, double sum[3]) {
+  if (nc > MR_NORM2_PATH || nc == 0 || m->dof_parentid[cols[0]] != -1) return 0;
+  for (int p = 1; p < nc; p++)
+    if (m->dof_parentid[cols[p]] != cols[p - 1]) return 0;
+  double v[MR_NORM2_PATH][3];
+  for (int p = 0; p < nc; p++)
+    for (int c = 0; c < 3; c++) v[p][c] = x[3 * cols[p] + c];
+  for (int c = 0; c < 3; c++) sum[c] = 0;
+  for (int i = nc - 1; i >= 0; i--) {
+    if (v[i][0] == 0 && v[i][1] == 0 && v[i][2] == 0) continue;
+    const double *L = d->qLD + m->dof_Madr[cols[i]] + 1; /* L[k]: ancestor i - 1 - k */
+    for (int k = 0; k < i; k++)
+      for (int c = 0; c < 3; c++) v[i - 1 - k][c] -= L[k] * v[i][c];
+    for (int c = 0; c < 3; c++) sum[c] += v[i][c] * v[i][c] * d->qLDiagInv[cols[i]];
+  }
+  return 1;
+}
+
 void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
-                             int hi, double *sum) {
+                             int hi, double *sum, const int *cols, int nc) {
   if (n == 3 && mr_free_body_tree(m, lo, hi)) {
     mr_norm2_free_body(d, m->dof_Madr, x, lo, sum);
     return;
   }
+  if (n == 3 && cols && mr_norm2_path(m, d, x, cols, nc, sum)) return;
   switch (n) {
   case 3: mr_norm2_walk(m, d, x, 3, lo, hi, sum); break;
   case 2: mr_norm2_walk(m, d, x, 2, lo, hi, sum); break;

@@ -16,9 +16,11 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
  * whole kinematic trees, interleaved by dof (x[n i + c] is dof i of vector c), into
  * sum[c], n <= 3: half of the solve (L^-T from the leaves up, where x is overwritten),
  * then the sum of its squares over D. The Delassus diagonal J_i A^-1 J_i^T without A^-1 J_i^T;
- * rows with one pattern of nonzeros (a contact's three) walk the tree once. */
+ * rows with one pattern of nonzeros (a contact's three) walk the tree once. cols[0..nc),
+ * when given, are the vectors' nonzero dofs, ascending: where they form one path from a
+ * root the walk runs over them alone. */
 void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
-                             int hi, double *sum);
+                             int hi, double *sum, const int *cols, int nc);
 
 /* The deepest dof that moves body b (its own last dof, else its nearest moving ancestor's),
  * or -1 for a body welded to the world: the chain of dofs supporting b starts there and
