@@ -143,18 +143,52 @@ static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
   }
 }
 
+/* A contact's three rows share one column list and lie one after the other in J
+ * (mr_contact_rows_fill): the products below read each column once for all three, each
+ * row's terms still summed in its own order, so the results are those of row-by-row
+ * loops. */
+
 static void mr_newton_Jmul(const mr_newton *s, const double *x, double *y) {
-  for (int a = 0; a < s->nrow; a++) y[s->row[a]] = mr_problem_row_dot(s->p, s->row[a], x);
+  const mr_problem *p = s->p;
+  for (int a = 0; a < s->nbase; a++) y[s->brow[a]] = mr_problem_row_dot(p, s->brow[a], x);
+  for (int a = 0; a < s->ncon; a++) {
+    const int i = s->base + 3 * s->con[a], t0 = p->nzadr[i], len = p->nzadr[i + 1] - t0;
+    const double *J = p->J + t0;
+    const int *col = p->nzind + t0;
+    double y0 = 0, y1 = 0, y2 = 0;
+    for (int c = 0; c < len; c++) {
+      double xc = x[col[c]];
+      y0 += J[c] * xc;
+      y1 += J[len + c] * xc;
+      y2 += J[2 * len + c] * xc;
+    }
+    y[i] = y0;
+    y[i + 1] = y1;
+    y[i + 2] = y2;
+  }
 }
 
 static void mr_newton_JTmul(const mr_newton *s, const double *lam, double *y) {
   const mr_problem *p = s->p;
   for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = 0;
-  for (int a = 0; a < s->nrow; a++) {
-    int i = s->row[a];
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a];
     double l = lam[i];
     if (l == 0) continue;
     for (int t = p->nzadr[i]; t < p->nzadr[i + 1]; t++) y[p->nzind[t]] += l * p->J[t];
+  }
+  for (int a = 0; a < s->ncon; a++) {
+    const int i = s->base + 3 * s->con[a], t0 = p->nzadr[i], len = p->nzadr[i + 1] - t0;
+    const double l0 = lam[i], l1 = lam[i + 1], l2 = lam[i + 2], *J = p->J + t0;
+    const int *col = p->nzind + t0;
+    if (l0 == 0 && l1 == 0 && l2 == 0) continue;
+    for (int c = 0; c < len; c++) { /* a zero impulse's row adds nothing, as when skipped */
+      double yc = y[col[c]];
+      if (l0 != 0) yc += l0 * J[c];
+      if (l1 != 0) yc += l1 * J[len + c];
+      if (l2 != 0) yc += l2 * J[2 * len + c];
+      y[col[c]] = yc;
+    }
   }
 }
 
