@@ -39,10 +39,9 @@ void mr_newton_chain_setup(mr_newton *s) {
   for (int a = 0; a < s->nbase; a++)
     if (!mr_newton_row_on_path(s, s->brow[a])) return;
   int ncross = 0;
-  for (int a = 0; a < s->ncon; a++) {
-    int k = s->con[a], i = s->base + 3 * k;
-    s->cross[k] = 0;
-    for (int x = 0; x < 3 && !s->cross[k]; x++) s->cross[k] = !mr_newton_row_on_path(s, i + x);
+  for (int a = 0; a < s->ncon; a++) { /* a contact's three rows share their columns */
+    int k = s->con[a];
+    s->cross[k] = !mr_newton_row_on_path(s, s->base + 3 * k);
     ncross += s->cross[k];
   }
   if (3 * ncross > MR_NEWTON_MAX_CROSS) return;
