@@ -135,11 +135,16 @@ static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
   const double *qM = s->d->qM;
   for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = s->p->Adiag[s->dof[a]] * x[s->dof[a]];
   for (int a = 0; a < s->ndof; a++) {
+    /* y[i] in a register while its ancestors' entries are updated: nothing else adds to
+     * it until the dofs below it come (later in this loop) */
     int i = s->dof[a], adr = m->dof_Madr[i] + 1;
+    double yi = y[i];
+    const double xi = x[i];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++) {
-      y[i] += qM[adr] * x[j];
-      y[j] += qM[adr] * x[i];
+      yi += qM[adr] * x[j];
+      y[j] += qM[adr] * xi;
     }
+    y[i] = yi;
   }
 }
 
