@@ -233,10 +233,16 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
 
 /* ------------------------------------------------------------------ numeric */
 
+/* The block kernels below are inlined once for blocks of a free body's six dofs (a pile's
+ * every block), where the loops' lengths are constants and unroll, and once for any size:
+ * the same operations in the same order either way. */
+#define MR_FREE_DOFS 6
+#define MR_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 /* In-place lower Cholesky of the n x n row-major block, and the inverses of its diagonal
  * into inv: the factor's every off-diagonal entry and every solve divides by a pivot, and a
  * division's latency stalls the dependent chain where a multiplication does not. */
-static int mr_block_cholesky(double *L, int n, double floor, double *inv) {
+MR_ALWAYS_INLINE int mr_block_cholesky_n(double *L, const int n, double floor, double *inv) {
   int raised = 0;
   for (int i = 0; i < n; i++) {
     double *li = L + (size_t)i * n;
@@ -260,9 +266,15 @@ static int mr_block_cholesky(double *L, int n, double floor, double *inv) {
   return raised;
 }
 
+static int mr_block_cholesky(double *L, int n, double floor, double *inv) {
+  return n == MR_FREE_DOFS ? mr_block_cholesky_n(L, MR_FREE_DOFS, floor, inv)
+                           : mr_block_cholesky_n(L, n, floor, inv);
+}
+
 /* B <- B L^-T for the ns x nt block B and t's factored diagonal L (its pivots' inverses
  * inv). */
-static void mr_block_right_solve(double *B, int ns, const double *L, const double *inv, int nt) {
+MR_ALWAYS_INLINE void mr_block_right_solve_n(double *B, int ns, const double *L, const double *inv,
+                                             const int nt) {
   for (int r = 0; r < ns; r++) {
     double *b = B + (size_t)r * nt;
     for (int j = 0; j < nt; j++) {
@@ -272,16 +284,27 @@ static void mr_block_right_solve(double *B, int ns, const double *L, const doubl
   }
 }
 
+static void mr_block_right_solve(double *B, int ns, const double *L, const double *inv, int nt) {
+  if (nt == MR_FREE_DOFS) mr_block_right_solve_n(B, ns, L, inv, MR_FREE_DOFS);
+  else mr_block_right_solve_n(B, ns, L, inv, nt);
+}
+
 /* C -= X Y^T over rows of X (nx x nk) and Y (ny x nk); lower: only C's lower triangle
  * (X == Y, square C). */
-static void mr_block_update(double *C, const double *X, int nx, const double *Y, int ny, int nk,
-                            int lower) {
+MR_ALWAYS_INLINE void mr_block_update_n(double *C, const double *X, int nx, const double *Y, int ny,
+                                        const int nk, int lower) {
   for (int i = 0; i < nx; i++) {
     const double *xi = X + (size_t)i * nk;
     double *ci = C + (size_t)i * ny;
     int jend = lower ? i + 1 : ny;
     for (int j = 0; j < jend; j++) ci[j] -= mr_dot(xi, Y + (size_t)j * nk, nk);
   }
+}
+
+static void mr_block_update(double *C, const double *X, int nx, const double *Y, int ny, int nk,
+                            int lower) {
+  if (nk == MR_FREE_DOFS) mr_block_update_n(C, X, nx, Y, ny, MR_FREE_DOFS, lower);
+  else mr_block_update_n(C, X, nx, Y, ny, nk, lower);
 }
 
 /* Eliminates tree k: its diagonal, its column of blocks, and their updates of the later
@@ -327,38 +350,51 @@ int mr_tree_chol_factor_group(mr_tree_chol *h, int c, double floor) {
   return raised;
 }
 
+/* One tree's part of the solves below: L y = x on its diagonal block, then its column of
+ * blocks taken out of the trees after it (lower); its blocks' terms taken out of it, then
+ * L^T x = y (upper). */
+MR_ALWAYS_INLINE void mr_tree_solve_lower(const mr_tree_chol *h, double *x, int k, const int nk) {
+  double *xk = x + h->tree_adr[k];
+  const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
+  for (int i = 0; i < nk; i++) xk[i] = (xk[i] - mr_dot(L + (size_t)i * nk, xk, i)) * inv[i];
+  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
+    int s = h->nb[e], ns = mr_tree_size(h, s);
+    const double *B = h->val + h->blkadr[e];
+    double *xs = x + h->tree_adr[s];
+    for (int i = 0; i < ns; i++) xs[i] -= mr_dot(B + (size_t)i * nk, xk, nk);
+  }
+}
+
+MR_ALWAYS_INLINE void mr_tree_solve_upper(const mr_tree_chol *h, double *x, int k, const int nk) {
+  double *xk = x + h->tree_adr[k];
+  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
+    int s = h->nb[e], ns = mr_tree_size(h, s);
+    const double *B = h->val + h->blkadr[e];
+    const double *xs = x + h->tree_adr[s];
+    for (int i = 0; i < ns; i++)
+      for (int j = 0; j < nk; j++) xk[j] -= B[(size_t)i * nk + j] * xs[i];
+  }
+  const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
+  /* column by column: row i of L is column i of L^T, so each solved entry is taken out
+   * of the ones above it by a contiguous update, not a strided sum */
+  for (int i = nk - 1; i >= 0; i--) {
+    const double *li = L + (size_t)i * nk;
+    double xi = xk[i] *= inv[i];
+    for (int j = 0; j < i; j++) xk[j] -= li[j] * xi;
+  }
+}
+
 /* x = H^-1 x over the trees order[0..n) (a union of groups, in elimination order). */
 static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *order, int n) {
   for (int p = 0; p < n; p++) { /* L y = x */
     int k = order[p], nk = mr_tree_size(h, k);
-    double *xk = x + h->tree_adr[k];
-    const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
-    for (int i = 0; i < nk; i++) xk[i] = (xk[i] - mr_dot(L + (size_t)i * nk, xk, i)) * inv[i];
-    for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
-      int s = h->nb[e], ns = mr_tree_size(h, s);
-      const double *B = h->val + h->blkadr[e];
-      double *xs = x + h->tree_adr[s];
-      for (int i = 0; i < ns; i++) xs[i] -= mr_dot(B + (size_t)i * nk, xk, nk);
-    }
+    if (nk == MR_FREE_DOFS) mr_tree_solve_lower(h, x, k, MR_FREE_DOFS);
+    else mr_tree_solve_lower(h, x, k, nk);
   }
   for (int p = n - 1; p >= 0; p--) { /* L^T x = y */
     int k = order[p], nk = mr_tree_size(h, k);
-    double *xk = x + h->tree_adr[k];
-    for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
-      int s = h->nb[e], ns = mr_tree_size(h, s);
-      const double *B = h->val + h->blkadr[e];
-      const double *xs = x + h->tree_adr[s];
-      for (int i = 0; i < ns; i++)
-        for (int j = 0; j < nk; j++) xk[j] -= B[(size_t)i * nk + j] * xs[i];
-    }
-    const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
-    /* column by column: row i of L is column i of L^T, so each solved entry is taken out
-     * of the ones above it by a contiguous update, not a strided sum */
-    for (int i = nk - 1; i >= 0; i--) {
-      const double *li = L + (size_t)i * nk;
-      double xi = xk[i] *= inv[i];
-      for (int j = 0; j < i; j++) xk[j] -= li[j] * xi;
-    }
+    if (nk == MR_FREE_DOFS) mr_tree_solve_upper(h, x, k, MR_FREE_DOFS);
+    else mr_tree_solve_upper(h, x, k, nk);
   }
 }
 
