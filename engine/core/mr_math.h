@@ -9,6 +9,10 @@
 #define MR_PI 3.14159265358979323846
 #define MR_MINVAL 1e-15
 
+/* For a kernel's body that its callers inline with constant sizes, so that its loops
+ * unroll (a contact's three rows, a free body's six dofs). */
+#define MR_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 static inline void mr_copy3(double r[3], const double a[3]) { memcpy(r, a, 3 * sizeof(double)); }
 static inline void mr_zero3(double r[3]) { r[0] = r[1] = r[2] = 0; }
 static inline void mr_add3(double r[3], const double a[3], const double b[3]) {

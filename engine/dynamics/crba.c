@@ -13,6 +13,7 @@
 
 #include "dynamics.h"
 #include "moreau.h"
+#include "engine/core/mr_math.h"
 #include "engine/core/spatial.h"
 #include "engine/core/tree_ldl.h"
 
@@ -55,11 +56,9 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
   mr_tree_ldl_solve(m, d->qLD, d->qLDiagInv, X, n, lo, hi);
 }
 
-/* The body of mr_mass_inverse_norm2_n, inlined for each constant n so that the per-vector
- * loops unroll. */
-static inline __attribute__((always_inline)) void
-mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n, int lo, int hi,
-              double *sum) {
+/* The body of mr_mass_inverse_norm2_n for one vector or a contact's three. */
+MR_ALWAYS_INLINE void mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n,
+                                    int lo, int hi, double *sum) {
   const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
   const double *LD = d->qLD;
   for (int c = 0; c < n; c++) sum[c] = 0;
@@ -75,43 +74,15 @@ mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n, int l
   }
 }
 
-/* Whether [lo, hi) is one chain of six dofs from a root: a free body's tree, whose factor
- * is a dense triangle. */
-static int mr_free_body_tree(const mr_model *m, int lo, int hi) {
-  if (hi - lo != 6 || m->dof_parentid[lo] != -1) return 0;
-  for (int i = lo + 1; i < hi; i++)
-    if (m->dof_parentid[i] != i - 1) return 0;
-  return 1;
-}
-
-/* mr_norm2_walk for three vectors on a free body's tree, with the six dofs in registers:
- * the same operations in the same order (each entry updated from the deepest dof up), so
- * the same sums; the walk through memory chains every update through a store. */
-static void mr_norm2_free_body(const mr_data *d, const int *Madr, const double *x, int lo,
-                               double sum[3]) {
-  double v[6][3];
-  for (int i = 0; i < 6; i++)
-    for (int c = 0; c < 3; c++) v[i][c] = x[3 * (lo + i) + c];
-  for (int c = 0; c < 3; c++) sum[c] = 0;
-  for (int i = 5; i >= 0; i--) {
-    const double *L = d->qLD + Madr[lo + i] + 1; /* L[k]: the entry of ancestor i - 1 - k */
-    for (int k = 0; k < i; k++)
-      for (int c = 0; c < 3; c++) v[i - 1 - k][c] -= L[k] * v[i][c];
-    for (int c = 0; c < 3; c++) sum[c] += v[i][c] * v[i][c] * d->qLDiagInv[lo + i];
-  }
-}
-
-/* mr_norm2_walk for three vectors whose nonzeros cols[0..nc) are one path from a root
- * (each dof the parent of the next: a body's chain, the columns of its contact with the
- * world): the ancestors of a path's dof are the dofs before it, so the walk runs over
- * the path alone, on local values, in the same order and to the same sums. */
+/* The walk of three vectors whose nonzeros cols[0..nc) are one path from a root, each dof
+ * the parent of the next (a body's chain: a free body's six dofs, a robot's contact with
+ * the world): the ancestors of a path's dof are the dofs before it, so the walk runs over
+ * the path alone, on local values instead of through memory, in the same order and to the
+ * same sums. Inlined for a free body's six, where the loops unroll. */
 #define MR_NORM2_PATH 64
 
-static int mr_norm2_path(const mr_model *m, const mr_data *d, const double *x, const int *cols,
-                         int nc, double sum[3]) {
-  if (nc > MR_NORM2_PATH || nc == 0 || m->dof_parentid[cols[0]] != -1) return 0;
-  for (int p = 1; p < nc; p++)
-    if (m->dof_parentid[cols[p]] != cols[p - 1]) return 0;
+MR_ALWAYS_INLINE void mr_norm2_path_walk(const mr_model *m, const mr_data *d, const double *x,
+                                         const int *cols, const int nc, double sum[3]) {
   double v[MR_NORM2_PATH][3];
   for (int p = 0; p < nc; p++)
     for (int c = 0; c < 3; c++) v[p][c] = x[3 * cols[p] + c];
@@ -123,21 +94,23 @@ static int mr_norm2_path(const mr_model *m, const mr_data *d, const double *x, c
       for (int c = 0; c < 3; c++) v[i - 1 - k][c] -= L[k] * v[i][c];
     for (int c = 0; c < 3; c++) sum[c] += v[i][c] * v[i][c] * d->qLDiagInv[cols[i]];
   }
+}
+
+static int mr_norm2_path(const mr_model *m, const mr_data *d, const double *x, const int *cols,
+                         int nc, double sum[3]) {
+  if (nc > MR_NORM2_PATH || nc == 0 || m->dof_parentid[cols[0]] != -1) return 0;
+  for (int p = 1; p < nc; p++)
+    if (m->dof_parentid[cols[p]] != cols[p - 1]) return 0;
+  if (nc == 6) mr_norm2_path_walk(m, d, x, cols, 6, sum);
+  else mr_norm2_path_walk(m, d, x, cols, nc, sum);
   return 1;
 }
 
 void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
                              int hi, double *sum, const int *cols, int nc) {
-  if (n == 3 && mr_free_body_tree(m, lo, hi)) {
-    mr_norm2_free_body(d, m->dof_Madr, x, lo, sum);
-    return;
-  }
   if (n == 3 && cols && mr_norm2_path(m, d, x, cols, nc, sum)) return;
-  switch (n) {
-  case 3: mr_norm2_walk(m, d, x, 3, lo, hi, sum); break;
-  case 2: mr_norm2_walk(m, d, x, 2, lo, hi, sum); break;
-  default: mr_norm2_walk(m, d, x, 1, lo, hi, sum); break;
-  }
+  if (n == 3) mr_norm2_walk(m, d, x, 3, lo, hi, sum);
+  else mr_norm2_walk(m, d, x, 1, lo, hi, sum);
 }
 
 /* One vector, indexed by dof. */

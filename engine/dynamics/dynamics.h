@@ -14,7 +14,7 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
 
 /* x_c^T A^-1 x_c for n vectors x_c nonzero only inside the dofs [lo, hi), which must be
  * whole kinematic trees, interleaved by dof (x[n i + c] is dof i of vector c), into
- * sum[c], n <= 3: half of the solve (L^-T from the leaves up, where x is overwritten),
+ * sum[c], n 1 or 3: half of the solve (L^-T from the leaves up, where x is overwritten),
  * then the sum of its squares over D. The Delassus diagonal J_i A^-1 J_i^T without A^-1 J_i^T;
  * rows with one pattern of nonzeros (a contact's three) walk the tree once. cols[0..nc),
  * when given, are the vectors' nonzero dofs, ascending: where they form one path from a

@@ -237,7 +237,6 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
  * every block), where the loops' lengths are constants and unroll, and once for any size:
  * the same operations in the same order either way. */
 #define MR_FREE_DOFS 6
-#define MR_ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* In-place lower Cholesky of the n x n row-major block, and the inverses of its diagonal
  * into inv: the factor's every off-diagonal entry and every solve divides by a pivot, and a
