@@ -50,32 +50,16 @@ void mr_newton_chain_setup(mr_newton *s) {
   s->hi = H->tree_adr[t + 1];
 }
 
-/* The columns of rows [i0, i0 + nr) (ascending, merged) into s->cols and their dense
- * Jacobian (ncols x nr, column-interleaved) into s->Jk; returns ncols. A contact's three
- * rows share one column list (mr_contact_rows_fill): nothing to merge. */
+/* The columns of a block's rows [i0, i0 + nr) into s->cols and their dense Jacobian
+ * (ncols x nr, column-interleaved) into s->Jk; returns ncols. A block's rows share one
+ * column list: a limit or equality is one row, and a contact's three rows are written with
+ * one list (mr_contact_rows_fill). */
 static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   const mr_problem *p = s->p;
-  if (nr == 3) {
-    const int t0 = p->nzadr[i0], n = p->nzadr[i0 + 1] - t0;
-    for (int c = 0; c < n; c++) {
-      s->cols[c] = p->nzind[t0 + c];
-      for (int a = 0; a < 3; a++) s->Jk[3 * c + a] = p->J[p->nzadr[i0 + a] + c];
-    }
-    return n;
-  }
-  int n = 0, at[3];
-  for (int a = 0; a < nr; a++) at[a] = p->nzadr[i0 + a];
-  for (;;) {
-    int next = -1;
-    for (int a = 0; a < nr; a++)
-      if (at[a] < p->nzadr[i0 + a + 1] && (next < 0 || p->nzind[at[a]] < next)) next = p->nzind[at[a]];
-    if (next < 0) break;
-    s->cols[n] = next;
-    for (int a = 0; a < nr; a++) {
-      int hit = at[a] < p->nzadr[i0 + a + 1] && p->nzind[at[a]] == next;
-      s->Jk[3 * n + a] = hit ? p->J[at[a]++] : 0;
-    }
-    n++;
+  const int t0 = p->nzadr[i0], n = p->nzadr[i0 + 1] - t0;
+  for (int c = 0; c < n; c++) {
+    s->cols[c] = p->nzind[t0 + c];
+    for (int a = 0; a < nr; a++) s->Jk[3 * c + a] = p->J[p->nzadr[i0 + a] + c];
   }
   return n;
 }
