@@ -36,13 +36,6 @@
 
 /* ------------------------------------------------------------------ applied forces */
 
-/* The deepest dof that moves body b (its own last dof, else its nearest moving ancestor's),
- * or -1 for a body welded to the world. */
-static int mr_body_last_dof(const mr_model *m, int b) {
-  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
-  return b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1;
-}
-
 /* qfrc += J^T xfrc for each body's world force/torque at its com: the wrench is moved to
  * the tree's reference point and projected on every dof that supports the body. */
 static void mr_xfrc_accumulate(const mr_model *m, mr_data *d, double *qfrc) {
@@ -54,7 +47,7 @@ static void mr_xfrc_accumulate(const mr_model *m, mr_data *d, double *qfrc) {
     mr_cross3(wrench, arm, x);
     mr_add3(wrench, wrench, x + 3);
     mr_copy3(wrench + 3, x);
-    for (int i = mr_body_last_dof(m, b); i >= 0; i = m->dof_parentid[i])
+    for (int i = mr_chain_last_dof(m, b); i >= 0; i = m->dof_parentid[i])
       qfrc[i] += mr_dot6(d->cdof + 6 * i, wrench);
   }
 }

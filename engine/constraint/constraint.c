@@ -16,6 +16,7 @@
 #include "collision/collide.h"
 #include "engine/core/arena.h"
 #include "engine/core/spatial.h"
+#include "engine/dynamics/dynamics.h"
 #include "rows.h"
 
 /* ------------------------------------------------------------------ header */
@@ -33,18 +34,13 @@ mr_rows *mr_constraint_rows(mr_data *d) {
 
 /* ------------------------------------------------------------------ Jacobians */
 
-int mr_body_last_dof(const mr_model *m, int b) {
-  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
-  return b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1;
-}
-
 void mr_jac_point_add(const mr_model *m, const mr_data *d, int b, const double p[3], double scale,
                       double *jacp, double *jacr) {
   const int nv = m->nv;
   if (b <= 0) return;
   double arm[3];
   mr_sub3(arm, p, d->subtree_com + 3 * m->body_rootid[b]);
-  for (int i = mr_body_last_dof(m, b); i >= 0; i = m->dof_parentid[i]) {
+  for (int i = mr_chain_last_dof(m, b); i >= 0; i = m->dof_parentid[i]) {
     const double *cd = d->cdof + 6 * i;
     if (jacp) {
       double lin[3];

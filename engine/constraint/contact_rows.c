@@ -9,6 +9,7 @@
 
 #include "engine/core/contact_point.h"
 #include "engine/core/tree_ldl.h"
+#include "engine/dynamics/dynamics.h"
 #include "rows.h"
 
 /* ------------------------------------------------------------------ contacts */
@@ -100,11 +101,11 @@ void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]) {
 /* Both chains to their roots, merged; every other column of the contact's rows is zero. */
 int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
   int n1 = 0, n = 0;
-  for (int i = c->body1 > 0 ? mr_body_last_dof(m, c->body1) : -1; i >= 0; i = m->dof_parentid[i])
+  for (int i = c->body1 > 0 ? mr_chain_last_dof(m, c->body1) : -1; i >= 0; i = m->dof_parentid[i])
     dofs[n1++] = i;
   int *chain2 = dofs + n1;
   int n2 = 0;
-  for (int i = c->body2 > 0 ? mr_body_last_dof(m, c->body2) : -1; i >= 0; i = m->dof_parentid[i])
+  for (int i = c->body2 > 0 ? mr_chain_last_dof(m, c->body2) : -1; i >= 0; i = m->dof_parentid[i])
     chain2[n2++] = i;
   /* both chains descend; merge them into ascending order from their tails */
   int a = n1 - 1, b = n2 - 1, total = n1 + n2;
@@ -120,7 +121,7 @@ int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
 /* The dofs on the chain of body b: its last dof and that dof's ancestors, the entries of
  * the last dof's row of the mass matrix's layout. */
 static int mr_chain_length(const mr_model *m, int b) {
-  int last = b > 0 ? mr_body_last_dof(m, b) : -1;
+  int last = b > 0 ? mr_chain_last_dof(m, b) : -1;
   return last >= 0 ? mr_tree_row_length(m, last) : 0;
 }
 

@@ -24,8 +24,6 @@ static inline void mr_rows_soft(mr_rows *r, int i, double pos, const double solr
   r->pos[i] = pos;
 }
 
-/* The deepest dof that moves body b, or -1 for a body welded to the world. */
-int mr_body_last_dof(const mr_model *m, int b);
 
 /* The bias of a unilateral row with gap phi (constraint.h): the gap to close when open, 0
  * when penetrating (the position pass recovers depth). */
