@@ -260,6 +260,8 @@ static void test_delassus(void) {
   MR_CHECK_MSG(mres < 1e-9, "M A^-1 J^T - J^T: %g", mres);
   MR_CHECK_MSG(gres < 1e-12, "g - (J v_free + bias): %g", gres);
   MR_CHECK_MSG(minq > -1e-12, "x^T G x / |.|: %g", minq);
+  /* the diagonal the solvers scale by (half solves over each row's trees) is G's */
+  for (int i = 0; i < n; i++) MR_CHECK_NEAR(p.Gdiag[i], p.G[i * n + i], 1e-12 * (1 + p.G[i * n + i]));
   /* G_ij = J_i A^-1 J_j^T */
   for (int i = 0; i < n; i += 3)
     for (int j = 0; j < n; j += 2) {
@@ -365,9 +367,56 @@ static void test_pgs_forms(void) {
   mr_model_free(m);
 }
 
+/* G's diagonal on scenes whose rows take each of its walks: a robot's contacts with the
+ * floor (one path from the root: the humanoid lying down), two free bodies' (a stack of
+ * boxes, a pile of mixed primitives), each entry against J_i A^-1 J_i^T from A^-1 J_i^T,
+ * itself checked against the dense mass matrix (M A^-1 J_i^T = J_i^T). */
+static void test_delassus_diagonal(const char *path, int steps) {
+  char err[512];
+  mr_model *m = mr_model_load(path, NULL, err, sizeof err);
+  MR_REQUIRE_MSG(m, "%s: %s", path, err);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  for (int k = 0; k < steps; k++) MR_REQUIRE(mr_step(m, d) == 0);
+  mr_forward(m, d); /* the rows and the factor of M at this state */
+  mr_rows *r = mr_constraint_rows(d);
+  MR_REQUIRE(r && r->ncon > 0);
+  const int nv = m->nv;
+  double *v_free = mr_arena_doubles(d, (size_t)nv);
+  MR_REQUIRE(v_free);
+  memset(v_free, 0, (size_t)nv * sizeof(double));
+  mr_problem p;
+  MR_REQUIRE(mr_delassus_build(m, d, r, v_free, &p) == 0);
+  const int n = p.nrow;
+  double *M = malloc((size_t)nv * nv * sizeof(double)), *J = dense_rows(r);
+  double *aj = malloc((size_t)nv * sizeof(double)), mres = 0, gres = 0;
+  mr_dense_mass(m, d, M);
+  for (int i = 0; i < n; i++) {
+    double g = 0;
+    for (int a = 0; a < nv; a++) aj[a] = mr_problem_AJ_entry(&p, i, a);
+    for (int a = 0; a < nv; a++) {
+      double s = 0;
+      for (int b = 0; b < nv; b++) s += M[(size_t)a * nv + b] * aj[b];
+      mres = fmax(mres, fabs(s - J[(size_t)i * nv + a]));
+      g += J[(size_t)i * nv + a] * aj[a];
+    }
+    gres = fmax(gres, fabs(p.Gdiag[i] - g) / (1 + g));
+  }
+  printf("%s: %d rows (%d contacts), |M A^-1 J^T - J^T| %.2g, G's diagonal off by %.2g\n",
+         m->model_name, n, p.ncon, mres, gres);
+  MR_CHECK_MSG(mres < 1e-9, "%s: M A^-1 J^T - J^T: %g", path, mres);
+  MR_CHECK_MSG(gres < 1e-12, "%s: G's diagonal off by %g", path, gres);
+  free(M), free(J), free(aj);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 int main(void) {
   test_jacobians();
   test_delassus();
+  test_delassus_diagonal(MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", 600);
+  test_delassus_diagonal(MOREAU_SOURCE_DIR "/models/stack5.xml", 200);
+  test_delassus_diagonal(MOREAU_SOURCE_DIR "/models/pile20.xml", 1500);
   test_bias();
   test_pgs_forms();
   MR_TEST_END();
