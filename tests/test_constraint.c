@@ -209,6 +209,30 @@ static void test_jacobians(void) {
   mr_model_free(m);
 }
 
+/* The problem at d's state: mr_forward (the rows and the factor of M in qLD), then G and
+ * its diagonal, g and AJ, with v_free drawn by urand when `random_v`, else zero. */
+static mr_rows *problem_now(mr_model *m, mr_data *d, int random_v, double **v_free, mr_problem *p) {
+  mr_forward(m, d);
+  mr_rows *r = mr_constraint_rows(d);
+  MR_REQUIRE(r && r->nrow > 0);
+  *v_free = mr_arena_doubles(d, (size_t)m->nv);
+  MR_REQUIRE(*v_free);
+  for (int i = 0; i < m->nv; i++) (*v_free)[i] = random_v ? urand() : 0;
+  MR_REQUIRE(mr_delassus_build(m, d, r, *v_free, p) == 0);
+  return r;
+}
+
+/* max_a |(M x)_a - y_a|: x = A^-1 J_i^T against y = J_i^T and the dense mass matrix M. */
+static double mass_residual(const double *M, const double *x, const double *y, int nv) {
+  double worst = 0;
+  for (int a = 0; a < nv; a++) {
+    double s = 0;
+    for (int b = 0; b < nv; b++) s += M[(size_t)a * nv + b] * x[b];
+    worst = fmax(worst, fabs(s - y[a]));
+  }
+  return worst;
+}
+
 /* G = J A^-1 J^T symmetric PSD with A the factor in qLD; g = J v_free + bias. */
 static void test_delassus(void) {
   mr_model *m = mr_test_load_xml(model_xml);
@@ -217,15 +241,10 @@ static void test_delassus(void) {
   const int nv = m->nv;
   srand(11);
   randomize(m, d);
-  mr_forward(m, d); /* leaves the factor of M in qLD and the rows */
-  mr_rows *r = mr_constraint_rows(d);
-  MR_REQUIRE(r && r->nrow > 0);
-  const int n = r->nrow;
-  double *v_free = mr_arena_doubles(d, (size_t)nv);
-  MR_REQUIRE(v_free);
-  for (int i = 0; i < nv; i++) v_free[i] = urand();
+  double *v_free;
   mr_problem p;
-  MR_REQUIRE(mr_delassus_build(m, d, r, v_free, &p) == 0);
+  mr_rows *r = problem_now(m, d, 1, &v_free, &p);
+  const int n = r->nrow;
   MR_CHECK(p.nrow == n && p.neq == r->neq && p.nlim == r->nlim && p.ncon == r->ncon);
   double *M = malloc((size_t)nv * nv * sizeof(double));
   double *J = dense_rows(r), *AJ = calloc((size_t)n * nv, sizeof(double));
@@ -235,12 +254,7 @@ static void test_delassus(void) {
   double asym = 0, mres = 0, gres = 0, minq = INFINITY;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < n; j++) asym = fmax(asym, fabs(p.G[i * n + j] - p.G[j * n + i]));
-    /* M (A^-1 J_i^T) = J_i^T */
-    for (int a = 0; a < nv; a++) {
-      double s = 0;
-      for (int b = 0; b < nv; b++) s += M[a * nv + b] * AJ[(size_t)i * nv + b];
-      mres = fmax(mres, fabs(s - J[(size_t)i * nv + a]));
-    }
+    mres = fmax(mres, mass_residual(M, AJ + (size_t)i * nv, J + (size_t)i * nv, nv));
     double s = r->bias[i];
     for (int a = 0; a < nv; a++) s += J[(size_t)i * nv + a] * v_free[a];
     gres = fmax(gres, fabs(s - p.g[i]));
@@ -378,28 +392,19 @@ static void test_delassus_diagonal(const char *path, int steps) {
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
   for (int k = 0; k < steps; k++) MR_REQUIRE(mr_step(m, d) == 0);
-  mr_forward(m, d); /* the rows and the factor of M at this state */
-  mr_rows *r = mr_constraint_rows(d);
-  MR_REQUIRE(r && r->ncon > 0);
-  const int nv = m->nv;
-  double *v_free = mr_arena_doubles(d, (size_t)nv);
-  MR_REQUIRE(v_free);
-  memset(v_free, 0, (size_t)nv * sizeof(double));
+  double *v_free;
   mr_problem p;
-  MR_REQUIRE(mr_delassus_build(m, d, r, v_free, &p) == 0);
-  const int n = p.nrow;
+  mr_rows *r = problem_now(m, d, 0, &v_free, &p);
+  MR_REQUIRE(r->ncon > 0);
+  const int n = p.nrow, nv = m->nv;
   double *M = malloc((size_t)nv * nv * sizeof(double)), *J = dense_rows(r);
   double *aj = malloc((size_t)nv * sizeof(double)), mres = 0, gres = 0;
   mr_dense_mass(m, d, M);
   for (int i = 0; i < n; i++) {
     double g = 0;
     for (int a = 0; a < nv; a++) aj[a] = mr_problem_AJ_entry(&p, i, a);
-    for (int a = 0; a < nv; a++) {
-      double s = 0;
-      for (int b = 0; b < nv; b++) s += M[(size_t)a * nv + b] * aj[b];
-      mres = fmax(mres, fabs(s - J[(size_t)i * nv + a]));
-      g += J[(size_t)i * nv + a] * aj[a];
-    }
+    for (int a = 0; a < nv; a++) g += J[(size_t)i * nv + a] * aj[a];
+    mres = fmax(mres, mass_residual(M, aj, J + (size_t)i * nv, nv));
     gres = fmax(gres, fabs(p.Gdiag[i] - g) / (1 + g));
   }
   printf("%s: %d rows (%d contacts), |M A^-1 J^T - J^T| %.2g, G's diagonal off by %.2g\n",
