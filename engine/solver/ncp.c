@@ -63,35 +63,61 @@ static double mr_dual_distance(double cN, double sT, double mu) {
   return (mu * sT - x) / sqrt(1 + mu * mu);
 }
 
+/* The natural map of one contact, |lambda - P_K(lambda - c*)| (L-infinity), c* its
+ * De Saxce-corrected velocity. */
+static double mr_natural_contact(const double l[3], const double cs[3], double mu) {
+  double y[3];
+  for (int k = 0; k < 3; k++) y[k] = l[k] - cs[k];
+  mr_cone_project(y, mu);
+  return mr_maxd(fabs(l[0] - y[0]), mr_maxd(fabs(l[1] - y[1]), fabs(l[2] - y[2])));
+}
+
 static void mr_errors_contact(const double l[3], const double c[3], double mu, mr_ncp_errors *e) {
   double sT = mr_len2(c[1], c[2]);
-  double cs[3] = {c[0] + mu * sT, c[1], c[2]}, y[3];
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
   e->primal = mr_cone_distance(l, mu);
   e->dual = mr_dual_distance(c[0], sT, mu);
   e->compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
-  for (int k = 0; k < 3; k++) y[k] = l[k] - cs[k];
-  mr_cone_project(y, mu);
-  e->natural = mr_maxd(fabs(l[0] - y[0]), mr_maxd(fabs(l[1] - y[1]), fabs(l[2] - y[2])));
+  e->natural = mr_natural_contact(l, cs, mu);
   e->signorini = fabs(l[0] * c[0]);
   e->dissipation = fabs(l[1] * c[1] + l[2] * c[2] + mu * l[0] * sT);
 }
 
-void mr_ncp_errors_subset(const mr_problem *p, const int *rows, int nrows, const int *contacts,
-                          int ncontacts, const double *lambda, const double *c, mr_ncp_errors *acc) {
+/* The stopping measure alone, called after every solver iteration: the same primal, dual
+ * and complementarity terms as mr_errors_all, with the cone projections skipped for the
+ * blocks already inside their cones (most of them, near convergence). */
+static double mr_contact_ncp_error(const double l[3], const double c[3], double mu) {
+  double sL = mr_len2(l[1], l[2]), sT = mr_len2(c[1], c[2]);
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
+  double primal = l[0] >= 0 && sL <= mu * l[0] ? 0 : mr_cone_distance(l, mu);
+  double dual = mr_dual_distance(c[0], sT, mu);
+  double compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
+  return mr_maxd(primal, mr_maxd(dual, compl));
+}
+
+/* That measure and the natural map: mr_errors_contact's four stopping terms, without the
+ * Signorini and dissipation terms. */
+static double mr_contact_stop_error(const double l[3], const double c[3], double mu) {
+  double cs[3] = {c[0] + mu * mr_len2(c[1], c[2]), c[1], c[2]};
+  return mr_maxd(mr_contact_ncp_error(l, c, mu), mr_natural_contact(l, cs, mu));
+}
+
+double mr_ncp_stop_subset(const mr_problem *p, const int *rows, int nrows, const int *contacts,
+                          int ncontacts, const double *lambda, const double *c) {
   mr_ncp_errors e;
   const int base = p->neq + p->nlim;
-  memset(acc, 0, sizeof *acc);
+  double r = 0;
   for (int a = 0; a < nrows; a++) {
     int i = rows[a];
     if (i < p->neq) mr_errors_bilateral(c[i], &e);
     else mr_errors_limit(lambda[i], c[i], &e);
-    mr_ncp_errors_max(acc, &e);
+    r = mr_maxd(r, mr_maxd(mr_maxd(e.primal, e.dual), mr_maxd(e.compl, e.natural)));
   }
   for (int a = 0; a < ncontacts; a++) {
     int k = contacts[a];
-    mr_errors_contact(lambda + base + 3 * k, c + base + 3 * k, p->mu[k], &e);
-    mr_ncp_errors_max(acc, &e);
+    r = mr_maxd(r, mr_contact_stop_error(lambda + base + 3 * k, c + base + 3 * k, p->mu[k]));
   }
+  return r;
 }
 
 void mr_ncp_errors_compute(const mr_problem *p, const double *lambda, const double *c,
@@ -111,18 +137,6 @@ void mr_ncp_errors_compute(const mr_problem *p, const double *lambda, const doub
     mr_errors_contact(lambda + base + 3 * k, c + base + 3 * k, p->mu[k], &e);
     mr_ncp_errors_max(acc, &e);
   }
-}
-
-/* The stopping measure alone, called after every solver iteration: the same primal, dual
- * and complementarity terms as mr_errors_all, with the cone projections skipped for the
- * blocks already inside their cones (most of them, near convergence). */
-static double mr_contact_ncp_error(const double l[3], const double c[3], double mu) {
-  double sL = mr_len2(l[1], l[2]), sT = mr_len2(c[1], c[2]);
-  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
-  double primal = l[0] >= 0 && sL <= mu * l[0] ? 0 : mr_cone_distance(l, mu);
-  double dual = mr_dual_distance(c[0], sT, mu);
-  double compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
-  return mr_maxd(primal, mr_maxd(dual, compl));
 }
 
 double mr_ncp_residual(const mr_problem *p, const double *lambda, const double *c) {

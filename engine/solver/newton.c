@@ -398,9 +398,7 @@ static double mr_newton_measures(mr_newton *s) {
   const mr_problem *p = s->p;
   mr_newton_Jmul(s, s->vlam, s->c);
   for (int a = 0; a < s->nrow; a++) s->c[s->row[a]] += s->bias[s->row[a]];
-  mr_ncp_errors acc;
-  mr_ncp_errors_subset(p, s->brow, s->nbase, s->con, s->ncon, s->lam, s->c, &acc);
-  return mr_maxd(mr_maxd(acc.primal, acc.dual), mr_maxd(acc.compl, acc.natural));
+  return mr_ncp_stop_subset(p, s->brow, s->nbase, s->con, s->ncon, s->lam, s->c);
 }
 
 double mr_newton_judge(mr_newton *s) {
