@@ -1,8 +1,8 @@
 /* The newton solver's warm path (issue 15): a step whose contacts persist converges in one
  * Newton iteration from the warm start's zones, a box pushed around the floor (its slip
  * turning every step, its contacts turning between sticking and sliding) in about two,
- * and the Woodbury solves of sliding contacts touch only the group of trees their contact
- * joins (tree_cholesky.h). */
+ * the Woodbury solves of sliding contacts touch only the group of trees their contact
+ * joins, and the trees are eliminated in minimum-degree order (tree_cholesky.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +164,59 @@ static void test_pushed_box(double push) {
   mr_model_free(m);
 }
 
+/* The elimination order of mr_tree_chol_analyze against the rule it implements, written
+ * out here on a dense graph: minimum degree among the trees left, ties to the lowest
+ * index, a tree's elimination joining its remaining neighbours pairwise. Twelve free
+ * bodies, some joined to none (they go first), random joins among the others. */
+static void test_elimination_order(void) {
+  enum { NT = 12 };
+  char xml[4096];
+  int len = snprintf(xml, sizeof xml, "<mujoco><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int t = 0; t < NT; t++)
+    len += snprintf(xml + len, sizeof xml - (size_t)len,
+                    "<body pos='%d 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>", t);
+  snprintf(xml + len, sizeof xml - (size_t)len, "</worldbody></mujoco>");
+  mr_model *m = mr_test_load_xml(xml);
+  MR_REQUIRE(m && m->nv == 6 * NT);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  unsigned seed = 11;
+  for (int trial = 0; trial < 20; trial++) {
+    size_t mark = mr_arena_mark(d);
+    mr_tree_chol h;
+    MR_REQUIRE(mr_tree_chol_init(&h, m, d) == 0);
+    unsigned char adj[NT][NT] = {{0}}, done[NT] = {0};
+    for (int e = 0; e < 14; e++) {
+      int a = (int)((lcg(&seed) + 0.5) * NT), b = (int)((lcg(&seed) + 0.5) * NT);
+      if (a % 3 == 0 || b % 3 == 0 || a == b) continue; /* trees 0, 3, 6, 9 stay alone */
+      mr_tree_chol_join(&h, 6 * a + 2, 6 * b + 5);
+      adj[a][b] = adj[b][a] = 1;
+    }
+    MR_REQUIRE(mr_tree_chol_analyze(&h, d) == 0);
+    int same = 1;
+    for (int p = 0; p < NT; p++) {
+      int k = -1, dk = 0;
+      for (int a = 0; a < NT; a++) {
+        if (done[a]) continue;
+        int deg = 0;
+        for (int b = 0; b < NT; b++) deg += !done[b] && adj[a][b];
+        if (k < 0 || deg < dk) k = a, dk = deg;
+      }
+      done[k] = 1;
+      for (int a = 0; a < NT; a++)
+        for (int b = 0; b < NT; b++)
+          if (a != b && !done[a] && !done[b] && adj[k][a] && adj[k][b]) adj[a][b] = 1;
+      same &= h.order[p] == k;
+    }
+    MR_CHECK_MSG(same, "trial %d: the elimination order is not the minimum-degree order", trial);
+    mr_arena_restore(d, mark);
+  }
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 int main(void) {
+  test_elimination_order();
   test_local_solve();
   test_standing_humanoid();
   test_pushed_box(1.5);

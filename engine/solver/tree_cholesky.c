@@ -27,10 +27,10 @@ static int mr_count_trees(const mr_model *m, int *tree_adr, int *tree_of) {
 
 size_t mr_tree_chol_bytes(const mr_model *m) {
   size_t nt = (size_t)mr_count_trees(m, NULL, NULL), nv = (size_t)m->nv;
-  size_t ints = 12 * nt + 6 + nv + nt * nt;
+  size_t ints = 13 * nt + 7 + nv + nt * nt;
   size_t sizes = nt * nt / 2 + 2 * nt + 2;
   return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + 2 * nv + 1) * sizeof(double) +
-         20 * MR_ALIGN; /* one per arena block the init and the analysis take */
+         21 * MR_ALIGN; /* one per arena block the init and the analysis take */
 }
 
 int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
@@ -41,16 +41,20 @@ int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
   h->tree_adr = mr_arena_ints(work, nt + 1);
   h->tree_of = mr_arena_ints(work, (size_t)m->nv + 1);
   h->adj = mr_arena_alloc(work, nt * nt + 1);
-  if (!h->tree_adr || !h->tree_of || !h->adj) return -1;
+  h->degree = mr_arena_ints(work, nt + 1);
+  if (!h->tree_adr || !h->tree_of || !h->adj || !h->degree) return -1;
   mr_count_trees(m, h->tree_adr, h->tree_of);
   memset(h->adj, 0, nt * nt);
+  memset(h->degree, 0, nt * sizeof(int));
   return 0;
 }
 
 void mr_tree_chol_join(mr_tree_chol *h, int i, int j) {
   int a = h->tree_of[i], b = h->tree_of[j];
-  if (a == b) return;
+  if (a == b || h->adj[(size_t)a * h->ntree + b]) return;
   h->adj[(size_t)a * h->ntree + b] = h->adj[(size_t)b * h->ntree + a] = 1;
+  h->degree[a]++;
+  h->degree[b]++;
 }
 
 /* ------------------------------------------------------------------ symbolic */
@@ -58,27 +62,40 @@ void mr_tree_chol_join(mr_tree_chol *h, int i, int j) {
 /* Minimum-degree order on the graph of joined trees (ties: lowest index). Eliminating a tree
  * joins its remaining neighbours pairwise (the fill of its block column), and its
  * neighbours at that moment are exactly the later trees its column of L reaches: they are
- * appended to lst, tree k's at lst[start[k]], count[k] of them. Returns their total. */
-static int mr_tree_order(mr_tree_chol *h, int *degree, unsigned char *done, int *scratch,
-                         int *lst, int *start, int *count) {
+ * appended to lst, tree k's at lst[start[k]], count[k] of them. Returns their total.
+ * Trees joined to none (an object alone on the floor, a robot touching only the world) come
+ * first in index order, as the rule orders them, and their elimination changes no degree:
+ * the searches run over the joined trees alone (`live`, ascending), which in a scene of
+ * many objects are a few. */
+static int mr_tree_order(mr_tree_chol *h, int *live, unsigned char *done, int *scratch, int *lst,
+                         int *start, int *count) {
   const int nt = h->ntree;
   unsigned char *adj = h->adj;
-  int nnb = 0;
+  int *degree = h->degree, nnb = 0, p = 0, nlive = 0;
   for (int a = 0; a < nt; a++) {
-    degree[a] = 0;
     done[a] = 0;
-    for (int b = 0; b < nt; b++) degree[a] += adj[(size_t)a * nt + b];
+    if (degree[a] > 0) {
+      live[nlive++] = a;
+      continue;
+    }
+    h->order[p] = a;
+    h->pos[a] = p++;
+    start[a] = count[a] = 0;
   }
-  for (int p = 0; p < nt; p++) {
+  for (; p < nt; p++) {
     int k = -1;
-    for (int a = 0; a < nt; a++)
+    for (int x = 0; x < nlive; x++) {
+      int a = live[x];
       if (!done[a] && (k < 0 || degree[a] < degree[k])) k = a;
+    }
     done[k] = 1;
     h->order[p] = k;
     h->pos[k] = p;
     int n = 0;
-    for (int b = 0; b < nt; b++)
+    for (int x = 0; x < nlive; x++) {
+      int b = live[x];
       if (!done[b] && adj[(size_t)k * nt + b]) scratch[n++] = b;
+    }
     start[k] = nnb;
     count[k] = n;
     for (int x = 0; x < n; x++) {
@@ -142,17 +159,17 @@ static size_t mr_tree_layout(mr_tree_chol *h) {
 
 int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
   const size_t nt = (size_t)h->ntree, pairs = nt * (nt - 1) / 2 + 1;
-  int *degree = mr_arena_ints(work, nt), *scratch = mr_arena_ints(work, nt);
+  int *live = mr_arena_ints(work, nt), *scratch = mr_arena_ints(work, nt);
   int *start = mr_arena_ints(work, nt), *count = mr_arena_ints(work, nt);
   int *lst = mr_arena_ints(work, pairs);
   unsigned char *done = mr_arena_alloc(work, nt);
   h->order = mr_arena_ints(work, nt);
   h->pos = mr_arena_ints(work, nt);
   h->nbadr = mr_arena_ints(work, nt + 1);
-  if (!degree || !scratch || !start || !count || !lst || !done || !h->order || !h->pos ||
+  if (!live || !scratch || !start || !count || !lst || !done || !h->order || !h->pos ||
       !h->nbadr)
     return -1;
-  int nnb = mr_tree_order(h, degree, done, scratch, lst, start, count);
+  int nnb = mr_tree_order(h, live, done, scratch, lst, start, count);
   h->nb = mr_arena_ints(work, (size_t)nnb + 1);
   h->blkadr = mr_arena_alloc(work, ((size_t)nnb + 1) * sizeof(size_t));
   h->diagadr = mr_arena_alloc(work, (nt + 1) * sizeof(size_t));
@@ -166,7 +183,7 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
   h->corder = mr_arena_ints(work, nt);
   h->compadr = mr_arena_ints(work, nt + 1);
   if (!h->comp || !h->corder || !h->compadr) return -1;
-  mr_tree_groups(h, degree);
+  mr_tree_groups(h, live);
   h->nval = mr_tree_layout(h);
   h->val = mr_arena_doubles(work, h->nval + 1);
   h->inv_diag = mr_arena_doubles(work, (size_t)h->nv + 1);

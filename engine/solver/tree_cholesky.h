@@ -25,7 +25,8 @@ typedef struct mr_tree_chol {
   int nv, ntree;
   int *tree_adr;     /* ntree + 1: tree t holds the dofs [tree_adr[t], tree_adr[t + 1]) */
   int *tree_of;      /* nv: the tree of each dof */
-  unsigned char *adj; /* ntree x ntree: joined pairs (symbolic phase only) */
+  unsigned char *adj; /* ntree x ntree: joined pairs (symbolic phase only), */
+  int *degree;        /*   and each tree's count of them (the analysis's fill adds to it) */
   int *order;        /* ntree: trees in elimination order */
   int *pos;          /* ntree: a tree's place in that order */
   int *nbadr;        /* ntree + 1: tree t's neighbours eliminated after it, fill included, */
