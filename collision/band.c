@@ -9,16 +9,20 @@ static uint64_t band_key(int g1, int g2) {
   return (uint64_t)(uint32_t)g1 << 32 | (uint32_t)g2;
 }
 
-size_t mr_band_arena_size(int maxcon) { return (size_t)maxcon * sizeof(uint64_t) + 64; }
+size_t mr_band_arena_size(int maxcon) { return 2 * (size_t)maxcon * sizeof(uint64_t) + 2 * 64; }
 
 int mr_band_init(mr_band *b, const mr_model *m, mr_data *d) {
   b->m = m;
   b->n = 0;
   b->keys = d->ncon_prev > 0 ? mr_arena_alloc(d, (size_t)d->ncon_prev * sizeof(uint64_t)) : NULL;
   if (!b->keys) return d->ncon_prev > 0 ? -1 : 0;
+  size_t mark = mr_arena_mark(d);
+  uint64_t *scratch = mr_arena_alloc(d, (size_t)d->ncon_prev * sizeof(uint64_t));
+  if (!scratch) return -1;
   for (int i = 0; i < d->ncon_prev; i++)
     b->keys[i] = band_key(d->contact_prev[i].geom1, d->contact_prev[i].geom2);
-  mr_sort_keys(b->keys, d->ncon_prev);
+  mr_sort_keys(b->keys, scratch, d->ncon_prev);
+  mr_arena_restore(d, mark);
   for (int i = 0; i < d->ncon_prev; i++) /* unique pairs */
     if (b->n == 0 || b->keys[b->n - 1] != b->keys[i]) b->keys[b->n++] = b->keys[i];
   return 0;

@@ -43,7 +43,7 @@ int mr_contact_capacity(const mr_model *m) {
 }
 
 size_t mr_collide_arena_size(const mr_model *m) {
-  size_t keys = (size_t)(m->npair + m->nexclude) * 8 + 2 * 64;
+  size_t keys = 2 * (size_t)(m->npair + m->nexclude) * 8 + 4 * 64; /* and a sort's scratch */
   int maxcon = mr_contact_capacity(m);
   return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(maxcon) +
          mr_band_arena_size(maxcon);

@@ -1,32 +1,48 @@
 /* Contact filtering: see filter.h for the rules and where they come from. */
 #include "filter.h"
 
+#include <string.h>
+
 #include "engine/core/arena.h"
 
 /* ------------------------------------------------------------------ sorted keys */
 
-static void sort_sift_down(uint64_t *a, int root, int n) {
-  for (;;) {
-    int child = 2 * root + 1;
-    if (child >= n) return;
-    if (child + 1 < n && a[child + 1] > a[child]) child++;
-    if (a[root] >= a[child]) return;
-    uint64_t t = a[root];
-    a[root] = a[child];
-    a[child] = t;
-    root = child;
-  }
+/* One pass of the radix sort below: keys ordered by their byte at `shift`, stably, from
+ * `from` into `to`. Returns 0 when every key has the same byte there (nothing moved). */
+static int sort_pass(const uint64_t *from, uint64_t *to, int n, int shift) {
+  int count[257] = {0};
+  for (int i = 0; i < n; i++) count[((from[i] >> shift) & 0xff) + 1]++;
+  if (count[((from[0] >> shift) & 0xff) + 1] == n) return 0;
+  for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+  for (int i = 0; i < n; i++) to[count[(from[i] >> shift) & 0xff]++] = from[i];
+  return 1;
 }
 
-/* Heapsort: qsort may call malloc (glibc's merge sort), which the step must never do. */
-void mr_sort_keys(uint64_t *a, int n) {
-  for (int i = n / 2 - 1; i >= 0; i--) sort_sift_down(a, i, n);
-  for (int end = n - 1; end > 0; end--) {
-    uint64_t t = a[0];
-    a[0] = a[end];
-    a[end] = t;
-    sort_sift_down(a, 0, end);
+/* Insertion sort below MR_SORT_SMALL keys, else a least-significant-digit radix sort, a
+ * byte per pass over the bytes that differ: loops whose branches predict, where a
+ * comparison sort's do not (the contacts' keys are sorted twice a step), and below that
+ * size the passes' 256 buckets cost more than the keys. qsort may call malloc (glibc's
+ * merge sort), which the step must never do. */
+#define MR_SORT_SMALL 64
+
+void mr_sort_keys(uint64_t *keys, uint64_t *scratch, int n) {
+  if (n < MR_SORT_SMALL) {
+    for (int i = 1; i < n; i++) {
+      uint64_t k = keys[i];
+      int j = i;
+      for (; j > 0 && keys[j - 1] > k; j--) keys[j] = keys[j - 1];
+      keys[j] = k;
+    }
+    return;
   }
+  uint64_t *from = keys, *to = scratch;
+  for (int shift = 0; shift < 64 && n > 1; shift += 8) {
+    if (!sort_pass(from, to, n, shift)) continue;
+    uint64_t *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != keys) memcpy(keys, from, (size_t)n * sizeof(uint64_t));
 }
 
 static int keys_contain(const uint64_t *keys, int n, uint64_t key) {
@@ -43,9 +59,12 @@ static int keys_contain(const uint64_t *keys, int n, uint64_t key) {
 static uint64_t *keys_build(mr_data *d, const int *a, const int *b, int n) {
   if (n == 0) return NULL;
   uint64_t *keys = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
-  if (!keys) return NULL;
+  size_t mark = mr_arena_mark(d);
+  uint64_t *scratch = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
+  if (!keys || !scratch) return NULL;
   for (int i = 0; i < n; i++) keys[i] = mr_filter_key(a[i], b[i]);
-  mr_sort_keys(keys, n);
+  mr_sort_keys(keys, scratch, n);
+  mr_arena_restore(d, mark);
   return keys;
 }
 

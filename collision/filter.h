@@ -47,7 +47,8 @@ static inline uint64_t mr_filter_key(int a, int b) {
   return ((uint64_t)lo << 32) | hi;
 }
 
-/* Sorts n keys ascending in place (heapsort: O(n log n), no scratch). */
-void mr_sort_keys(uint64_t *keys, int n);
+/* Sorts n keys ascending in place (radix sort: O(n) per byte that differs), with scratch
+ * room for n keys. */
+void mr_sort_keys(uint64_t *keys, uint64_t *scratch, int n);
 
 #endif

@@ -13,7 +13,7 @@
 #define PERSIST_GEOM_BITS 21
 
 size_t mr_contact_persist_arena_size(int maxcon) {
-  return (size_t)maxcon * (sizeof(uint64_t) + sizeof(int)) + 2 * 64;
+  return (size_t)maxcon * (2 * sizeof(uint64_t) + sizeof(int)) + 3 * 64;
 }
 
 static uint64_t persist_pair_key(int g1, int g2) {
@@ -111,16 +111,17 @@ int mr_contact_persist(const mr_model *m, mr_data *d) {
   size_t mark = mr_arena_mark(d);
   persist_ctx p = {m, d, NULL, NULL, d->ncon_prev};
   p.keys = mr_arena_alloc(d, (size_t)p.nprev * sizeof(uint64_t));
+  uint64_t *scratch = mr_arena_alloc(d, (size_t)p.nprev * sizeof(uint64_t));
   p.used = mr_arena_ints(d, (size_t)p.nprev);
   int *matched = mr_arena_ints(d, (size_t)d->ncon);
-  int ok = (p.keys && p.used && matched) || (p.nprev == 0 && d->ncon == 0);
+  int ok = (p.keys && scratch && p.used && matched) || (p.nprev == 0 && d->ncon == 0);
   if (!ok) p.nprev = 0;
   for (int j = 0; j < p.nprev; j++) {
     const mr_contact *c = &d->contact_prev[j];
     p.keys[j] = persist_pair_key(c->geom1, c->geom2) | (uint64_t)j;
     p.used[j] = 0;
   }
-  mr_sort_keys(p.keys, p.nprev);
+  mr_sort_keys(p.keys, scratch, p.nprev);
   for (int i = 0; i < d->ncon && matched; i++) matched[i] = -1;
   if (matched) persist_match(&p, matched);
   for (int i = 0; i < d->ncon; i++) {

@@ -11,6 +11,7 @@
 #include "mr_test.h"
 #include "moreau.h"
 #include "mr_test_model.h"
+#include "collision/filter.h"
 #include "collision/narrowphase.h"
 
 static char tmpdir[256];
@@ -374,7 +375,39 @@ static void test_capacity(void) {
   MR_CHECK_MSG(first && !strstr(first + 1, "warning"), "the warning must come once: %s", text);
 }
 
+static int compare_keys(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* mr_sort_keys against qsort: sizes on both sides of its switch from insertion sort to
+ * radix sort, keys with duplicates, keys differing in one byte only (the radix passes skip
+ * the others), and keys over all 64 bits. */
+static void test_sort_keys(void) {
+  enum { MAXN = 700 };
+  static uint64_t keys[MAXN], scratch[MAXN], expect[MAXN];
+  const int sizes[] = {0, 1, 2, 3, 17, 63, 64, 65, 200, MAXN};
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int kind = 0; kind < 3; kind++) {
+      int n = sizes[s];
+      for (int i = 0; i < n; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = state ^ (state >> 29);
+        keys[i] = kind == 0 ? r % 23                          /* many duplicates */
+                  : kind == 1 ? (uint64_t)(r & 0xff) << 40     /* one byte varies */
+                              : r;                              /* all 64 bits */
+        expect[i] = keys[i];
+      }
+      qsort(expect, (size_t)n, sizeof expect[0], compare_keys);
+      mr_sort_keys(keys, scratch, n);
+      MR_CHECK_MSG(n == 0 || memcmp(keys, expect, (size_t)n * sizeof keys[0]) == 0,
+                   "%d keys of kind %d sorted differently from qsort", n, kind);
+    }
+}
+
 int main(void) {
+  test_sort_keys();
   snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_filters_XXXXXX");
   MR_REQUIRE(mkdtemp(tmpdir));
   test_parent_child();
