@@ -97,6 +97,71 @@ static void test_local_solve(void) {
   mr_model_free(m);
 }
 
+/* Joins that couple only some dofs of each tree, as a contact between an object and one
+ * limb of a robot does: the blocks between trees then hold zero rows, which the
+ * elimination skips. Trees 0-1-2-3 joined in a chain through random subsets of their
+ * dofs (and 0 to 3), on top of a positive diagonal; H x = b checked with the dense H. */
+static void test_partial_joins(void) {
+  mr_model *m = mr_test_load_xml(boxes_xml);
+  MR_REQUIRE(m && m->nv == 24);
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  enum { N = 24 };
+  static double H[N][N];
+  unsigned seed = 5;
+  for (int trial = 0; trial < 10; trial++) {
+    size_t mark = mr_arena_mark(d);
+    mr_tree_chol h;
+    MR_REQUIRE(mr_tree_chol_init(&h, m, d) == 0);
+    const int pairs[4][2] = {{0, 1}, {1, 2}, {2, 3}, {0, 3}};
+    int cols[4][4]; /* per pair: two dofs of each tree, ascending */
+    for (int q = 0; q < 4; q++) {
+      int a = pairs[q][0], b = pairs[q][1], x = (int)((lcg(&seed) + 0.5) * 5);
+      int y = (int)((lcg(&seed) + 0.5) * 5);
+      cols[q][0] = 6 * a + x;
+      cols[q][1] = 6 * a + x + 1;
+      cols[q][2] = 6 * b + y;
+      cols[q][3] = 6 * b + y + 1;
+      mr_tree_chol_join(&h, cols[q][0], cols[q][2]);
+    }
+    MR_REQUIRE(mr_tree_chol_analyze(&h, d) == 0);
+    mr_tree_chol_zero(&h);
+    memset(H, 0, sizeof H);
+    for (int i = 0; i < N; i++) {
+      double w = 1 + lcg(&seed);
+      H[i][i] = w;
+      mr_tree_chol_add_diag(&h, i, i, w);
+    }
+    for (int q = 0; q < 4; q++) {
+      double B[4][4], W[16];
+      for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) B[a][b] = lcg(&seed);
+      for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+          double w = 0;
+          for (int c = 0; c < 4; c++) w += B[a][c] * B[b][c];
+          W[a * 4 + b] = w;
+          H[cols[q][a]][cols[q][b]] += w;
+        }
+      mr_tree_chol_add_block(&h, cols[q], 4, W);
+    }
+    MR_REQUIRE(mr_tree_chol_factor(&h, 1e-14) == 0);
+    double b[N], x[N];
+    for (int i = 0; i < N; i++) x[i] = b[i] = lcg(&seed);
+    mr_tree_chol_solve(&h, x);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+      double r = -b[i];
+      for (int j = 0; j < N; j++) r += H[i][j] * x[j];
+      worst = fmax(worst, fabs(r));
+    }
+    MR_CHECK_MSG(worst < 1e-10, "trial %d: residual %g", trial, worst);
+    mr_arena_restore(d, mark);
+  }
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
 /* MuJoCo's humanoid from qpos0 stands on its feet for its first seconds: every step's
  * contacts persist, so after the landing newton converges in one iteration, the step from
  * the warm start's zones (from the soft start it took two to five). */
@@ -218,6 +283,7 @@ static void test_elimination_order(void) {
 int main(void) {
   test_elimination_order();
   test_local_solve();
+  test_partial_joins();
   test_standing_humanoid();
   test_pushed_box(1.5);
   test_pushed_box(3.0);

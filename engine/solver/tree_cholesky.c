@@ -27,10 +27,10 @@ static int mr_count_trees(const mr_model *m, int *tree_adr, int *tree_of) {
 
 size_t mr_tree_chol_bytes(const mr_model *m) {
   size_t nt = (size_t)mr_count_trees(m, NULL, NULL), nv = (size_t)m->nv;
-  size_t ints = 13 * nt + 7 + nv + nt * nt;
+  size_t ints = 14 * nt + 9 + 2 * nv + nt * nt;
   size_t sizes = nt * nt / 2 + 2 * nt + 2;
   return nt * nt + ints * sizeof(int) + sizes * sizeof(size_t) + (nv * nv + 2 * nv + 1) * sizeof(double) +
-         21 * MR_ALIGN; /* one per arena block the init and the analysis take */
+         23 * MR_ALIGN; /* one per arena block the init and the analysis take */
 }
 
 int mr_tree_chol_init(mr_tree_chol *h, const mr_model *m, mr_data *work) {
@@ -187,7 +187,9 @@ int mr_tree_chol_analyze(mr_tree_chol *h, mr_data *work) {
   h->nval = mr_tree_layout(h);
   h->val = mr_arena_doubles(work, h->nval + 1);
   h->inv_diag = mr_arena_doubles(work, (size_t)h->nv + 1);
-  return h->val && h->inv_diag ? 0 : -1;
+  h->rows = mr_arena_ints(work, (size_t)h->nv + 1);
+  h->rowadr = mr_arena_ints(work, nt + 1);
+  return h->val && h->inv_diag && h->rows && h->rowadr ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ assembly */
@@ -287,12 +289,12 @@ static int mr_block_cholesky(double *L, int n, double floor, double *inv) {
                            : mr_block_cholesky_n(L, n, floor, inv);
 }
 
-/* B <- B L^-T for the ns x nt block B and t's factored diagonal L (its pivots' inverses
- * inv). */
-MR_ALWAYS_INLINE void mr_block_right_solve_n(double *B, int ns, const double *L, const double *inv,
-                                             const int nt) {
-  for (int r = 0; r < ns; r++) {
-    double *b = B + (size_t)r * nt;
+/* B <- B L^-T over the rows rows[0..nr) of block B (nt columns), t's factored diagonal L
+ * (its pivots' inverses inv); the other rows are zero and stay zero. */
+MR_ALWAYS_INLINE void mr_block_right_solve_n(double *B, const int *rows, int nr, const double *L,
+                                             const double *inv, const int nt) {
+  for (int a = 0; a < nr; a++) {
+    double *b = B + (size_t)rows[a] * nt;
     for (int j = 0; j < nt; j++) {
       const double *lj = L + (size_t)j * nt;
       b[j] = (b[j] - mr_dot(b, lj, j)) * inv[j];
@@ -300,47 +302,77 @@ MR_ALWAYS_INLINE void mr_block_right_solve_n(double *B, int ns, const double *L,
   }
 }
 
-static void mr_block_right_solve(double *B, int ns, const double *L, const double *inv, int nt) {
-  if (nt == MR_FREE_DOFS) mr_block_right_solve_n(B, ns, L, inv, MR_FREE_DOFS);
-  else mr_block_right_solve_n(B, ns, L, inv, nt);
+static void mr_block_right_solve(double *B, const int *rows, int nr, const double *L,
+                                 const double *inv, int nt) {
+  if (nt == MR_FREE_DOFS) mr_block_right_solve_n(B, rows, nr, L, inv, MR_FREE_DOFS);
+  else mr_block_right_solve_n(B, rows, nr, L, inv, nt);
 }
 
-/* C -= X Y^T over rows of X (nx x nk) and Y (ny x nk); lower: only C's lower triangle
- * (X == Y, square C). */
-MR_ALWAYS_INLINE void mr_block_update_n(double *C, const double *X, int nx, const double *Y, int ny,
-                                        const int nk, int lower) {
-  for (int i = 0; i < nx; i++) {
-    const double *xi = X + (size_t)i * nk;
-    double *ci = C + (size_t)i * ny;
-    int jend = lower ? i + 1 : ny;
-    for (int j = 0; j < jend; j++) ci[j] -= mr_dot(xi, Y + (size_t)j * nk, nk);
+/* C -= X Y^T over the listed rows of X (xr[0..nx)) and of Y (yr[0..ny)), both nk wide, C
+ * with ldc columns; lower: X == Y with the same rows, C's lower triangle only. The rows
+ * left out are zero: they would subtract nothing. */
+MR_ALWAYS_INLINE void mr_block_update_n(double *C, int ldc, const double *X, const int *xr, int nx,
+                                        const double *Y, const int *yr, int ny, const int nk,
+                                        int lower) {
+  for (int a = 0; a < nx; a++) {
+    const double *xi = X + (size_t)xr[a] * nk;
+    double *ci = C + (size_t)xr[a] * ldc;
+    int bend = lower ? a + 1 : ny;
+    for (int b = 0; b < bend; b++) ci[yr[b]] -= mr_dot(xi, Y + (size_t)yr[b] * nk, nk);
   }
 }
 
-static void mr_block_update(double *C, const double *X, int nx, const double *Y, int ny, int nk,
-                            int lower) {
-  if (nk == MR_FREE_DOFS) mr_block_update_n(C, X, nx, Y, ny, MR_FREE_DOFS, lower);
-  else mr_block_update_n(C, X, nx, Y, ny, nk, lower);
+static void mr_block_update(double *C, int ldc, const double *X, const int *xr, int nx,
+                            const double *Y, const int *yr, int ny, int nk, int lower) {
+  if (nk == MR_FREE_DOFS) mr_block_update_n(C, ldc, X, xr, nx, Y, yr, ny, MR_FREE_DOFS, lower);
+  else mr_block_update_n(C, ldc, X, xr, nx, Y, yr, ny, nk, lower);
+}
+
+/* The rows of the ns x nk block B that hold a nonzero, ascending, into rows; their count.
+ * A contact between an object and a robot's limb fills only the rows of the limb's chain
+ * in the block of the object's column that faces the robot: the robot's other rows stay
+ * zero through the elimination, and the block's solve and updates skip them. */
+static int mr_block_nonzero_rows(const double *B, int ns, int nk, int *rows) {
+  int n = 0;
+  for (int r = 0; r < ns; r++) {
+    const double *b = B + (size_t)r * nk;
+    int c = 0;
+    while (c < nk && b[c] == 0) c++;
+    if (c < nk) rows[n++] = r;
+  }
+  return n;
 }
 
 /* Eliminates tree k: its diagonal, its column of blocks, and their updates of the later
  * trees (each pair of its neighbours is joined, so every target block exists). */
 static int mr_tree_eliminate(mr_tree_chol *h, int k, double floor) {
-  const int nk = mr_tree_size(h, k);
+  const int nk = mr_tree_size(h, k), e0 = h->nbadr[k], e1 = h->nbadr[k + 1];
   double *Lkk = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
   int raised = mr_block_cholesky(Lkk, nk, floor, inv);
   if (raised < 0) return -1;
-  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++)
-    mr_block_right_solve(h->val + h->blkadr[e], mr_tree_size(h, h->nb[e]), Lkk, inv, nk);
-  for (int e = h->nbadr[k]; e < h->nbadr[k + 1]; e++) {
-    int s = h->nb[e], ns = mr_tree_size(h, s);
+  /* each neighbour's nonzero rows at rows + rowadr[e - e0]: the neighbours are distinct
+   * trees, so nv entries hold them all */
+  int *rows = h->rows, *rowadr = h->rowadr;
+  rowadr[0] = 0;
+  for (int e = e0; e < e1; e++) {
+    int ns = mr_tree_size(h, h->nb[e]), *re = rows + rowadr[e - e0];
+    double *B = h->val + h->blkadr[e];
+    int nr = mr_block_nonzero_rows(B, ns, nk, re);
+    rowadr[e - e0 + 1] = rowadr[e - e0] + nr;
+    mr_block_right_solve(B, re, nr, Lkk, inv, nk);
+  }
+  for (int e = e0; e < e1; e++) {
+    int s = h->nb[e], ns = mr_tree_size(h, s), nrs = rowadr[e - e0 + 1] - rowadr[e - e0];
+    const int *rs = rows + rowadr[e - e0];
     const double *Bs = h->val + h->blkadr[e];
-    mr_block_update(h->val + h->diagadr[s], Bs, ns, Bs, ns, nk, 1);
-    for (int f = h->nbadr[k]; f < h->nbadr[k + 1]; f++) {
+    mr_block_update(h->val + h->diagadr[s], ns, Bs, rs, nrs, Bs, rs, nrs, nk, 1);
+    for (int f = e0; f < e1; f++) {
       int u = h->nb[f];
       if (u == s || !mr_tree_before(h, u, s)) continue;
       /* block (s, u): rows of s, columns of u (u eliminated before s) */
-      mr_block_update(mr_tree_block(h, s, u), Bs, ns, h->val + h->blkadr[f], mr_tree_size(h, u), nk, 0);
+      const int *ru = rows + rowadr[f - e0];
+      mr_block_update(mr_tree_block(h, s, u), mr_tree_size(h, u), Bs, rs, nrs, h->val + h->blkadr[f], ru,
+                      rowadr[f - e0 + 1] - rowadr[f - e0], nk, 0);
     }
   }
   return raised;

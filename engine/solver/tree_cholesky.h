@@ -40,6 +40,8 @@ typedef struct mr_tree_chol {
   double *val;
   size_t nval;
   double *inv_diag;  /* nv: 1 / L_ii of the factor, by dof */
+  int *rows, *rowadr; /* nv, ntree + 1: the factor's scratch, a tree's neighbours' nonzero
+                         rows */
 } mr_tree_chol;
 
 /* Arena bytes one matrix takes at most for a model (the worst case: every tree joined to
