@@ -112,12 +112,17 @@
 #define MR_NEWTON_STALL 12
 #define MR_NEWTON_PGS_SWEEPS 10
 
-/* Islands with more rows than this are declined (reported as not converged after no
- * iteration, so the constraint stage hands the step to pgs, velocity form). A large island
- * is a heap of free bodies in which many contacts slide: across the kinks of the friction
- * law Newton's model holds for short steps only, and PGS's per-contact projections are
- * cheaper there. A robot on the floor or a stack of boxes has tens of rows. */
-#define MR_NEWTON_MAX_ROWS 240
+/* Islands with more rows than this take Newton's warm path only: where it lands (a heap
+ * at rest, whose zones hold from step to step) Newton finishes the island in an iteration
+ * or two; where it does not (a heap falling or sliding, many contacts changing zone), the
+ * island goes to the stage's pgs (velocity form) from the warm start. A soft restart on such
+ * an island costs tens of factorizations of a heap with fill (seconds per simulated second
+ * on models/pile200.xml while it falls), and pgs on the island's own dual form
+ * (mr_newton_island_pgs) a dense Delassus matrix of nrow^2, for which the arena is sized
+ * up to this many rows. A robot on the floor or a stack of boxes has tens of rows; a
+ * settled heap of forty objects in a bin (models/clutter.xml) joined into one island, a
+ * few hundred. */
+#define MR_NEWTON_PGS_ROWS 240
 
 /* Backtracking: trial steps at most (the Armijo fraction: newton.h). */
 #define MR_NEWTON_LS_TRIES 24
@@ -298,7 +303,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
    * most) */
   doubles += 2 * (nrow + 1) + 2 * (nv + 2);
   /* an island handed to pgs: its dense problem and pgs's refinement */
-  size_t ni = nrow < MR_NEWTON_MAX_ROWS ? nrow : MR_NEWTON_MAX_ROWS;
+  size_t ni = nrow < MR_NEWTON_PGS_ROWS ? nrow : MR_NEWTON_PGS_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
   return doubles * sizeof(double) + (2 * mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
          mr_tree_chol_bytes(m) + mr_islands_bytes(nv, nrow) + 40 * MR_ALIGN;
@@ -708,6 +713,9 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
   return 0;
 }
 
+/* An island too large for a soft restart or for pgs on its own (MR_NEWTON_PGS_ROWS). */
+static int mr_newton_warm_only(const mr_newton *s) { return s->nrow > MR_NEWTON_PGS_ROWS; }
+
 /* Newton's iterations on the current island from the impulses `from` (the warm start, or
  * pgs's point), counted on from r->iters, until the tolerance, the cap or a stall; its best
  * point into out and r. Returns the residual of `from` itself. */
@@ -726,6 +734,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
   if (res > p->tol && r->iters < p->max_iter) {
     double guess = mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
+    if (!warm_path && mr_newton_warm_only(s)) return res_from;
     res = warm_path ? guess : mr_newton_start(s, from);
   }
   for (;;) {
@@ -753,6 +762,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
+      if (mr_newton_warm_only(s)) break;
       warm_path = 0; /* see mr_newton_guess */
       res = mr_newton_start(s, from);
       continue;
@@ -779,16 +789,16 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
                                                mr_solver_out *out, int *filled) {
   const mr_problem *p = s->p;
   mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
-  if (s->nrow > MR_NEWTON_MAX_ROWS) return r; /* declined: the stage hands the step to pgs */
+  const int island_pgs = !mr_newton_warm_only(s);
   double res_warm = mr_newton_run(s, warm, out, &r, filled);
-  if (r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
+  if (island_pgs && r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
     if (mr_newton_island_pgs(s, warm, out, &r, MR_NEWTON_PGS_SWEEPS) < 0) r.status = MR_SOLVER_FAILED;
     else if (r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
       mr_newton_copy_rows(s, restart, s->lam);
       mr_newton_run(s, restart, out, &r, filled);
     }
   }
-  if (r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
+  if (island_pgs && r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
     if (mr_newton_island_pgs(s, warm, out, &r, p->max_iter) < 0) r.status = MR_SOLVER_FAILED;
     else r.pgs_done = 1;
   }
