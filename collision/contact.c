@@ -82,7 +82,11 @@ void mr_contact_set_point(const mr_model *m, int g1, int g2, const mr_contact_po
   double n[3];
   mr_copy3(n, pt->normal);
   if (mr_normalize3(n) < MR_MINVAL) n[0] = 0, n[1] = 0, n[2] = 1; /* never a zero frame */
-  mr_contact_frame_default(n, c->frame);
+  /* the normal only: persistence completes the frame (persist.c), from last step's
+   * tangents where the contact continues (most of a resting scene's, whose normal is
+   * unchanged and whose frame is then copied), else by mr_contact_frame_default */
+  memset(c->frame, 0, sizeof c->frame);
+  mr_copy3(c->frame, n);
   c->dist = pt->dist;
   c->geom1 = g1;
   c->geom2 = g2;

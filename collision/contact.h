@@ -29,8 +29,9 @@ void mr_contact_params_pair(const mr_model *m, int p, mr_contact *c);
 /* The larger margin of two geoms: an automatic pair is reported while dist < this. */
 double mr_contact_margin_auto(const mr_model *m, int g1, int g2);
 
-/* Fills geometry, ids and the default frame from point pt; keeps the parameters already
- * in c. Persistent id, age and impulse are reset (persist.c sets them). */
+/* Fills geometry, ids and the frame's normal row from point pt (the tangent rows are left
+ * zero: persist.c completes the frame); keeps the parameters already in c. Persistent id,
+ * age and impulse are reset (persist.c sets them). */
 void mr_contact_set_point(const mr_model *m, int g1, int g2, const mr_contact_point *pt,
                           mr_contact *c);
 

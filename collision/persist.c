@@ -89,6 +89,9 @@ static void persist_continue(mr_contact *c, const mr_contact *prev) {
 }
 
 static void persist_start(mr_data *d, mr_contact *c) {
+  double normal[3];
+  mr_copy3(normal, c->frame);
+  mr_contact_frame_default(normal, c->frame);
   c->id = d->next_contact_id++;
   c->age = 0;
   memset(c->impulse, 0, sizeof c->impulse);
