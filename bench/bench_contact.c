@@ -370,7 +370,9 @@ static int bench_model(const char *path, double dt, int steps, int rounds, doubl
 }
 
 /* --long: the scenes of issue 15, where contact rests for a long time, at their full
- * horizons (no solver is cut short). Solvers: the default and pgs unless
+ * horizons (no solver is cut short), then two more resting scenes: papers/004's Clutter
+ * (forty objects settled in a bin: one island of a few hundred rows) and a hundred boxes
+ * resting apart on a floor (a hundred small islands). Solvers: the default and pgs unless
  * MOREAU_BENCH_SOLVERS names others. */
 typedef struct scene {
   const char *path;
@@ -383,6 +385,8 @@ static const scene long_scenes[] = {
     {MOREAU_SOURCE_DIR "/models/stack5.xml", 10.0, 0.001},
     {MOREAU_SOURCE_DIR "/models/stack5.xml", 10.0, 0.01},
     {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
+    {MOREAU_SOURCE_DIR "/models/clutter.xml", 25.0, 0},
+    {MOREAU_SOURCE_DIR "/models/boxes100.xml", 5.0, 0},
 };
 
 /* The chaotic scenes again from nudged starts: in a heap, or a humanoid with objects lying on
