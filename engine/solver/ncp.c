@@ -83,23 +83,32 @@ static void mr_errors_contact(const double l[3], const double c[3], double mu, m
   e->dissipation = fabs(l[1] * c[1] + l[2] * c[2] + mu * l[0] * sT);
 }
 
-/* The stopping measure alone, called after every solver iteration: the same primal, dual
- * and complementarity terms as mr_errors_all, with the cone projections skipped for the
- * blocks already inside their cones (most of them, near convergence). */
-static double mr_contact_ncp_error(const double l[3], const double c[3], double mu) {
-  double sL = mr_len2(l[1], l[2]), sT = mr_len2(c[1], c[2]);
-  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
+/* The largest of a contact's primal, dual and complementarity residuals, with c* and |c_T|
+ * given; the cone projection skipped for an impulse inside its cone. */
+static double mr_contact_three(const double l[3], const double c[3], const double cs[3],
+                               double sT, double mu) {
+  double sL = mr_len2(l[1], l[2]);
   double primal = l[0] >= 0 && sL <= mu * l[0] ? 0 : mr_cone_distance(l, mu);
   double dual = mr_dual_distance(c[0], sT, mu);
   double compl = fabs(l[0] * cs[0] + l[1] * cs[1] + l[2] * cs[2]);
   return mr_maxd(primal, mr_maxd(dual, compl));
 }
 
+/* The stopping measure alone, called after every solver iteration: the same primal, dual
+ * and complementarity terms as mr_errors_contact, with the cone projections skipped for
+ * the blocks already inside their cones (most of them, near convergence). */
+static double mr_contact_ncp_error(const double l[3], const double c[3], double mu) {
+  double sT = mr_len2(c[1], c[2]);
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
+  return mr_contact_three(l, c, cs, sT, mu);
+}
+
 /* That measure and the natural map: mr_errors_contact's four stopping terms, without the
  * Signorini and dissipation terms. */
 static double mr_contact_stop_error(const double l[3], const double c[3], double mu) {
-  double cs[3] = {c[0] + mu * mr_len2(c[1], c[2]), c[1], c[2]};
-  return mr_maxd(mr_contact_ncp_error(l, c, mu), mr_natural_contact(l, cs, mu));
+  double sT = mr_len2(c[1], c[2]);
+  double cs[3] = {c[0] + mu * sT, c[1], c[2]};
+  return mr_maxd(mr_contact_three(l, c, cs, sT, mu), mr_natural_contact(l, cs, mu));
 }
 
 double mr_ncp_stop_subset(const mr_problem *p, const int *rows, int nrows, const int *contacts,
