@@ -38,6 +38,7 @@
 #include "integrator.h"
 #include "moreau.h"
 #include "engine/core/spatial.h"
+#include "engine/core/tree_ldl.h"
 
 /* Newton stops when ||m(v)||_inf <= MR_MIDPOINT_TOL * (||M v_mid||_inf + dt ||k||_inf),
  * relative to the momentum being balanced and about 1e3 round-offs above the floor: tight
@@ -94,10 +95,11 @@ static void mr_mass_mul(const mr_model *m, const mr_data *d, double *r, const do
   const int nv = m->nv;
   memset(r, 0, (size_t)nv * sizeof(double));
   for (int i = 0; i < nv; i++) {
-    int adr = m->dof_Madr[i];
+    int adr = m->dof_Madr[i], end = mr_tree_row_end(m, i);
     r[i] += d->qM[adr] * x[i];
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
-      double mij = d->qM[++adr];
+    while (++adr < end) {
+      int j = m->M_colind[adr];
+      double mij = d->qM[adr];
       r[i] += mij * x[j];
       r[j] += mij * x[i];
     }

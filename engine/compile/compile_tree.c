@@ -78,7 +78,9 @@ static void mr_tree_qpos0(const mr_spec *s, mr_model *m, int j) {
 }
 
 /* dof_parentid and the sparse row layout of M: row i holds its diagonal, then one entry per
- * ancestor dof, nearest first. */
+ * ancestor dof, nearest first. M_colind names each entry's dof, so that the kernels walking
+ * a row (tree_ldl.h) read independent indices instead of chasing dof_parentid, a chain of
+ * dependent loads as long as the branch. */
 static void mr_tree_dofs(mr_model *m) {
   int *last = m->body_weldid; /* borrowed scratch: last dof of the nearest ancestor-or-self */
   last[0] = -1;
@@ -94,9 +96,7 @@ static void mr_tree_dofs(mr_model *m) {
   int adr = 0;
   for (int d = 0; d < m->nv; d++) {
     m->dof_Madr[d] = adr;
-    int depth = 0;
-    for (int p = m->dof_parentid[d]; p >= 0; p = m->dof_parentid[p]) depth++;
-    adr += depth + 1;
+    for (int p = d; p >= 0; p = m->dof_parentid[p]) m->M_colind[adr++] = p;
   }
   for (int b = 0; b < m->nbody; b++)
     m->body_weldid[b] = b == 0 || m->body_jntnum[b] > 0 ? b : m->body_weldid[m->body_parentid[b]];

@@ -42,6 +42,7 @@
   X(int, dof_jntid, m->nv)                              \
   X(int, dof_parentid, m->nv)                           \
   X(int, dof_Madr, m->nv)                               \
+  X(int, M_colind, m->nM)                               \
   X(double, dof_armature, m->nv)                        \
   X(double, dof_damping, m->nv)                         \
   X(double, dof_frictionloss, m->nv)                    \

@@ -277,6 +277,8 @@ typedef struct mr_model {
   int *dof_jntid;    /* nv */
   int *dof_parentid; /* nv: parent dof in the tree, -1 at a root */
   int *dof_Madr;     /* nv: address of the diagonal of M in the sparse lower triangle */
+  int *M_colind;     /* nM: the dof of each entry of that triangle: row i holds i, then its
+                        ancestors nearest first */
   double *dof_armature; /* nv */
   double *dof_damping;  /* nv */
   double *dof_frictionloss; /* nv */

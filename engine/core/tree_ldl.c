@@ -17,10 +17,10 @@ static inline void mr_axpy_short(double *restrict r, const double *restrict a, d
 }
 
 int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, double floor) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
   int raised = 0;
   for (int k = hi - 1; k >= lo; k--) {
-    int kk = Madr[k];
+    int kk = Madr[k], end = mr_tree_row_end(m, k);
     double least = floor > 0 && floor * Dinv[k] > MR_MINVAL ? floor * Dinv[k] : MR_MINVAL;
     if (!(LD[kk] >= least)) {
       if (floor > 0 && !isfinite(LD[kk])) return -1;
@@ -28,10 +28,10 @@ int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, dou
       raised++;
     }
     double inv = 1.0 / LD[kk];
-    int ki = kk + 1;
-    for (int i = parent[k]; i >= 0; i = parent[i], ki++) {
+    /* row k past entry ki is the layout of row col[ki]: that ancestor and its own */
+    for (int ki = kk + 1; ki < end; ki++) {
       double scale = LD[ki] * inv;
-      mr_axpy_short(LD + Madr[i], LD + ki, -scale, mr_tree_row_length(m, i));
+      mr_axpy_short(LD + Madr[col[ki]], LD + ki, -scale, end - ki);
       LD[ki] = scale;
     }
   }
@@ -53,13 +53,12 @@ static int mr_all_zero(const double *x, int n) {
  * which is most of the time of the Delassus rows on a deep tree such as the humanoid's. */
 void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, double *X, int n,
                        int lo, int hi) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
   for (int i = hi - 1; i >= lo; i--) {
     const double *restrict xi = X + (size_t)(i - lo) * n;
     if (mr_all_zero(xi, n)) continue; /* off the chains of the vectors' nonzeros */
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
-      double *restrict xj = X + (size_t)(j - lo) * n;
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++) {
+      double *restrict xj = X + (size_t)(col[adr] - lo) * n;
       const double l = LD[adr];
       for (int r = 0; r < n; r++) xj[r] -= l * xi[r];
     }
@@ -70,9 +69,8 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
   }
   for (int i = lo; i < hi; i++) {
     double *restrict xi = X + (size_t)(i - lo) * n;
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
-      const double *restrict xj = X + (size_t)(j - lo) * n;
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++) {
+      const double *restrict xj = X + (size_t)(col[adr] - lo) * n;
       const double l = LD[adr];
       for (int r = 0; r < n; r++) xi[r] -= l * xj[r];
     }
@@ -81,18 +79,18 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
 
 void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
                         int hi) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
   for (int i = hi - 1; i >= lo; i--) {
     double xi = x[i];
     if (xi == 0) continue;
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) x[j] -= LD[adr] * xi;
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+      x[col[adr]] -= LD[adr] * xi;
   }
   for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
   for (int i = lo; i < hi; i++) {
     double xi = x[i];
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++) xi -= LD[adr] * x[j];
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+      xi -= LD[adr] * x[col[adr]];
     x[i] = xi;
   }
 }

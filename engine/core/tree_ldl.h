@@ -4,9 +4,14 @@
 
 #include "moreau.h"
 
+/* One past the last entry of row i of the layout. */
+static inline int mr_tree_row_end(const mr_model *m, int i) {
+  return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
+}
+
 /* Entries in row i of the layout: the dof and its ancestors. */
 static inline int mr_tree_row_length(const mr_model *m, int i) {
-  return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i];
+  return mr_tree_row_end(m, i) - m->dof_Madr[i];
 }
 
 /* The factor in place over the dofs [lo, hi) (whole trees), and 1 / D into Dinv[lo..hi).

@@ -33,8 +33,8 @@ void mr_mass_matrix(const mr_model *m, mr_data *d) {
   for (int i = 0; i < nv; i++) {
     double force[6];
     mr_inert_mul(force, crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
-    int adr = m->dof_Madr[i];
-    for (int j = i; j >= 0; j = m->dof_parentid[j]) qM[adr++] = mr_dot6(d->cdof + 6 * j, force);
+    for (int adr = m->dof_Madr[i], end = mr_tree_row_end(m, i); adr < end; adr++)
+      qM[adr] = mr_dot6(d->cdof + 6 * m->M_colind[adr], force);
     qM[m->dof_Madr[i]] += m->dof_armature[i];
   }
 }
@@ -59,7 +59,7 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
 /* The body of mr_mass_inverse_norm2_n for one vector or a contact's three. */
 MR_ALWAYS_INLINE void mr_norm2_walk(const mr_model *m, const mr_data *d, double *x, const int n,
                                     int lo, int hi, double *sum) {
-  const int *Madr = m->dof_Madr, *parent = m->dof_parentid;
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
   const double *LD = d->qLD;
   for (int c = 0; c < n; c++) sum[c] = 0;
   for (int i = hi - 1; i >= lo; i--) {
@@ -67,9 +67,8 @@ MR_ALWAYS_INLINE void mr_norm2_walk(const mr_model *m, const mr_data *d, double 
     int nonzero = 0;
     for (int c = 0; c < n; c++) nonzero |= xi[c] != 0;
     if (!nonzero) continue;
-    int adr = Madr[i] + 1;
-    for (int j = parent[i]; j >= 0; j = parent[j], adr++)
-      for (int c = 0; c < n; c++) x[(size_t)n * j + c] -= LD[adr] * xi[c];
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+      for (int c = 0; c < n; c++) x[(size_t)n * col[adr] + c] -= LD[adr] * xi[c];
     for (int c = 0; c < n; c++) sum[c] += xi[c] * xi[c] * d->qLDiagInv[i];
   }
 }

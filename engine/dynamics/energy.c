@@ -3,6 +3,7 @@
  * (xipos, qM, ten_length) of the current state; the spring terms mirror passive.c. */
 #include "moreau.h"
 #include "engine/core/spatial.h"
+#include "engine/core/tree_ldl.h"
 
 static double mr_spring_energy(const mr_model *m, const mr_data *d) {
   double e = 0;
@@ -48,9 +49,9 @@ void mr_energy(const mr_model *m, mr_data *d) {
 
   /* v^T M v from the lower triangle: diagonal once, off-diagonal twice */
   for (int i = 0; i < m->nv; i++) {
-    int adr = m->dof_Madr[i];
+    int adr = m->dof_Madr[i], end = mr_tree_row_end(m, i);
     double vi = d->qvel[i], row = d->qM[adr] * vi;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) row += 2 * d->qM[++adr] * d->qvel[j];
+    while (++adr < end) row += 2 * d->qM[adr] * d->qvel[m->M_colind[adr]];
     kinetic += vi * row;
   }
   d->energy[0] = potential;

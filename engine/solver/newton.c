@@ -66,6 +66,7 @@
 #include "active_set.h"
 #include "dense.h"
 #include "engine/core/arena.h"
+#include "engine/core/tree_ldl.h"
 #include "islands.h"
 #include "ncp.h"
 #include "newton.h"
@@ -142,10 +143,11 @@ static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
   for (int a = 0; a < s->ndof; a++) {
     /* y[i] in a register while its ancestors' entries are updated: nothing else adds to
      * it until the dofs below it come (later in this loop) */
-    int i = s->dof[a], adr = m->dof_Madr[i] + 1;
+    int i = s->dof[a];
     double yi = y[i];
     const double xi = x[i];
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++) {
+    for (int adr = m->dof_Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++) {
+      int j = m->M_colind[adr];
       yi += qM[adr] * x[j];
       y[j] += qM[adr] * xi;
     }

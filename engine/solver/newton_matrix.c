@@ -105,10 +105,10 @@ int mr_newton_factor(mr_newton *s) {
   } else {
     mr_tree_chol_zero_group(&s->H, s->group);
     for (int a = 0; a < s->ndof; a++) {
-      int i = s->dof[a], adr = m->dof_Madr[i] + 1;
+      int i = s->dof[a];
       mr_tree_chol_add_diag(&s->H, i, i, s->p->Adiag[i]);
-      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], adr++)
-        mr_tree_chol_add_diag(&s->H, i, j, qM[adr]);
+      for (int adr = m->dof_Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+        mr_tree_chol_add_diag(&s->H, i, m->M_colind[adr], qM[adr]);
     }
   }
   for (int a = 0; a < s->nbase; a++) {
