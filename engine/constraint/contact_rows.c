@@ -98,31 +98,25 @@ void mr_contact_anchor(const mr_model *m, const mr_contact *c, double at[3]) {
   mr_contact_surface_point(m, c, at);
 }
 
-/* Both chains to their roots, merged; every other column of the contact's rows is zero. */
-int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
-  int n1 = 0, n = 0;
-  for (int i = c->body1 > 0 ? mr_chain_last_dof(m, c->body1) : -1; i >= 0; i = m->dof_parentid[i])
-    dofs[n1++] = i;
-  int *chain2 = dofs + n1;
-  int n2 = 0;
-  for (int i = c->body2 > 0 ? mr_chain_last_dof(m, c->body2) : -1; i >= 0; i = m->dof_parentid[i])
-    chain2[n2++] = i;
-  /* both chains descend; merge them into ascending order from their tails */
-  int a = n1 - 1, b = n2 - 1, total = n1 + n2;
-  int *merged = dofs + total;
-  while (a >= 0 || b >= 0) {
-    int next = b < 0 || (a >= 0 && dofs[a] < chain2[b]) ? dofs[a--] : chain2[b--];
-    if (n == 0 || merged[n - 1] != next) merged[n++] = next;
-  }
-  memmove(dofs, merged, (size_t)n * sizeof(int));
-  return n;
+/* The dofs on the chain of body b, descending: its last dof's row of the mass matrix's
+ * layout (M_colind); *n of them, none for the world or a body welded to it. */
+static const int *mr_body_chain(const mr_model *m, int b, int *n) {
+  int last = b > 0 ? mr_chain_last_dof(m, b) : -1;
+  *n = last >= 0 ? mr_tree_row_length(m, last) : 0;
+  return last >= 0 ? m->M_colind + m->dof_Madr[last] : NULL;
 }
 
-/* The dofs on the chain of body b: its last dof and that dof's ancestors, the entries of
- * the last dof's row of the mass matrix's layout. */
-static int mr_chain_length(const mr_model *m, int b) {
-  int last = b > 0 ? mr_chain_last_dof(m, b) : -1;
-  return last >= 0 ? mr_tree_row_length(m, last) : 0;
+/* Both chains to their roots, merged; every other column of the contact's rows is zero. */
+int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs) {
+  int n1, n2, n = 0;
+  const int *chain1 = mr_body_chain(m, c->body1, &n1), *chain2 = mr_body_chain(m, c->body2, &n2);
+  /* both chains descend; merge them into ascending order from their tails */
+  int a = n1 - 1, b = n2 - 1;
+  while (a >= 0 || b >= 0) {
+    int next = b < 0 || (a >= 0 && chain1[a] < chain2[b]) ? chain1[a--] : chain2[b--];
+    if (n == 0 || dofs[n - 1] != next) dofs[n++] = next;
+  }
+  return n;
 }
 
 int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep) {
@@ -130,7 +124,10 @@ int mr_contact_nonzeros(const mr_model *m, const mr_data *d, const int *keep) {
   for (int ci = 0; ci < d->ncon; ci++) {
     if (!keep[ci]) continue;
     const mr_contact *c = &d->contact[ci];
-    int both = mr_chain_length(m, c->body1) + mr_chain_length(m, c->body2);
+    int n1, n2;
+    mr_body_chain(m, c->body1, &n1);
+    mr_body_chain(m, c->body2, &n2);
+    int both = n1 + n2;
     n += 3 * (both < m->nv ? both : m->nv);
   }
   return n;

@@ -94,7 +94,7 @@ int mr_contact_select(const mr_model *m, mr_data *d, int cap, int *keep, double 
                       int *ncand);
 
 /* The dofs that move a contact's bodies, ascending, without repeats (their count); dofs
- * needs room for 3 nv ints. */
+ * needs room for nv ints. */
 int mr_contact_dofs(const mr_model *m, const mr_contact *c, int *dofs);
 
 /* Nonzeros the kept contacts' rows will have at most: 3 per dof of each of the two chains,
