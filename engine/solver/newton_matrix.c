@@ -64,8 +64,45 @@ static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
   return n;
 }
 
+/* mr_newton_add_block for a block whose columns are a whole path from a root (a contact's
+ * rows with the mass-layout factor: its bodies' chains), so that row cols[a] of the layout
+ * holds cols[a], cols[a - 1], ..., cols[0] and entry (a, b) sits a - b places past the
+ * diagonal. J^T D J is summed into the layout straight from the rows, which lie
+ * contiguous in J, with each entry's terms in mr_newton_add_block's order. */
+static void mr_newton_add_path(mr_newton *s, int i0, int nr, const double *Db) {
+  const mr_problem *p = s->p;
+  const int nc = p->nzadr[i0 + 1] - p->nzadr[i0], *cols = p->nzind + p->nzadr[i0];
+  const double *Jr[3];
+  for (int x = 0; x < nr; x++) Jr[x] = p->J + p->nzadr[i0 + x];
+  for (int a = 0; a < nc; a++) {
+    double dj[3] = {0, 0, 0};
+    for (int x = 0; x < nr; x++)
+      for (int y = 0; y < nr; y++) dj[x] += Db[x * nr + y] * Jr[y][a];
+    double *row = s->Hm + s->m->dof_Madr[cols[a]] + a;
+    if (nr == 3)
+      for (int b = 0; b <= a; b++) row[-b] += ((0 + Jr[0][b] * dj[0]) + Jr[1][b] * dj[1]) + Jr[2][b] * dj[2];
+    else
+      for (int b = 0; b <= a; b++) {
+        double w = 0;
+        for (int x = 0; x < nr; x++) w += Jr[x][b] * dj[x];
+        row[-b] += w;
+      }
+  }
+}
+
+/* Whether a block's columns are a whole path from a root (mr_newton_add_path). */
+static int mr_newton_whole_path(const mr_newton *s, int i0) {
+  const mr_problem *p = s->p;
+  const int n = p->nzadr[i0 + 1] - p->nzadr[i0];
+  return n > 0 && mr_tree_row_length(s->m, p->nzind[p->nzadr[i0 + 1] - 1]) == n;
+}
+
 /* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
 static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
+  if (s->chain && mr_newton_whole_path(s, i0)) {
+    mr_newton_add_path(s, i0, nr, Db);
+    return;
+  }
   int nc = mr_newton_block_rows(s, i0, nr);
   for (int a = 0; a < nc; a++) {
     double dj[3] = {0, 0, 0};
