@@ -299,7 +299,7 @@ static size_t mr_newton_max_cols(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_cols(nrow / 3), ncon = nrow / 3 + 1;
-  size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc + 3 * mc +
+  size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
    * most) */
@@ -307,7 +307,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   /* an island handed to pgs: its dense problem and pgs's refinement */
   size_t ni = nrow < MR_NEWTON_PGS_ROWS ? nrow : MR_NEWTON_PGS_ROWS;
   doubles += ni * ni + 7 * ni + 2 * nv + mr_active_set_scratch(ni, nv) + 16;
-  return doubles * sizeof(double) + (2 * mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
+  return doubles * sizeof(double) + (mc + 2 * ms + 2) * sizeof(int) + 4 * (nrow + 1) +
          mr_tree_chol_bytes(m) + mr_islands_bytes(nv, nrow) + 40 * MR_ALIGN;
 }
 
@@ -332,9 +332,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->zone_factored = mr_arena_alloc(work, nb + 1);
   s->zone_outer = mr_arena_alloc(work, nb + 1);
   s->zone_side = mr_arena_alloc(work, nb + 1);
-  s->cols = mr_arena_ints(work, 2 * mc); /* a block's columns, then their row lengths */
+  s->cols = mr_arena_ints(work, mc);
   s->W = mr_arena_doubles(work, mc * mc);
-  s->Jk = mr_arena_doubles(work, 3 * mc);
   s->maxcols = (int)mr_newton_max_cols((size_t)p->ncon);
   size_t ms = (size_t)s->maxcols;
   s->qrow = mr_arena_ints(work, ms + 1);
@@ -350,7 +349,7 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->Hm = mr_arena_doubles(work, (size_t)p->m->nM + 1);
   s->Hdinv = mr_arena_doubles(work, nv + 1);
   if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored ||
-      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->Jk || !s->qrow || !s->pcoef ||
+      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->qrow || !s->pcoef ||
       !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;

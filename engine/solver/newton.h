@@ -47,8 +47,8 @@ typedef struct mr_newton {
   unsigned char *cross; /* per contact, with chain: its rows leave one path (a self-contact
                            across branches), so its J^T D J enters by the low-rank solve */
   mr_islands isl;
-  int *cols;        /* assembly: a block's columns */
-  double *W, *Jk;
+  int *cols;        /* assembly: a block's columns' row lengths in the mass layout */
+  double *W;
   int maxcols;      /* the Woodbury correction: its columns at most, */
   int *qrow, *piv;  /* each column's row of J (Q's column), pivots, */
   double *pcoef;    /* 3 per column: P's column is J^T of these over its contact's rows */

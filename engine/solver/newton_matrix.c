@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "engine/core/mr_math.h"
 #include "engine/core/tree_ldl.h"
 #include "newton.h"
 
@@ -50,83 +51,73 @@ void mr_newton_chain_setup(mr_newton *s) {
   s->hi = H->tree_adr[t + 1];
 }
 
-/* The columns of a block's rows [i0, i0 + nr) into s->cols and their dense Jacobian
- * (ncols x nr, column-interleaved) into s->Jk; returns ncols. A block's rows share one
- * column list: a limit or equality is one row, and a contact's three rows are written with
- * one list (mr_contact_rows_fill). */
-static int mr_newton_block_rows(mr_newton *s, int i0, int nr) {
+/* J^T D J of one block of nr rows (a limit or equality is one row, a contact three, written
+ * with one column list by mr_contact_rows_fill, so each row's entries lie contiguous in J):
+ * the rows, dj = D J's column a, and entry (a, b) from them, its terms always in this order
+ * whatever the layout it goes to. */
+typedef struct mr_block_rows {
+  const double *J[3];
+  const int *cols;
+  int n, nr;
+} mr_block_rows;
+
+static mr_block_rows mr_newton_block_rows(const mr_newton *s, int i0, int nr) {
   const mr_problem *p = s->p;
-  const int t0 = p->nzadr[i0], n = p->nzadr[i0 + 1] - t0;
-  for (int c = 0; c < n; c++) {
-    s->cols[c] = p->nzind[t0 + c];
-    for (int a = 0; a < nr; a++) s->Jk[3 * c + a] = p->J[p->nzadr[i0 + a] + c];
-  }
-  return n;
+  mr_block_rows b = {.cols = p->nzind + p->nzadr[i0], .n = p->nzadr[i0 + 1] - p->nzadr[i0], .nr = nr};
+  for (int x = 0; x < nr; x++) b.J[x] = p->J + p->nzadr[i0 + x];
+  return b;
 }
 
-/* mr_newton_add_block for a block whose columns are a whole path from a root (a contact's
- * rows with the mass-layout factor: its bodies' chains), so that row cols[a] of the layout
- * holds cols[a], cols[a - 1], ..., cols[0] and entry (a, b) sits a - b places past the
- * diagonal. J^T D J is summed into the layout straight from the rows, which lie
- * contiguous in J, with each entry's terms in mr_newton_add_block's order. */
-static void mr_newton_add_path(mr_newton *s, int i0, int nr, const double *Db) {
-  const mr_problem *p = s->p;
-  const int nc = p->nzadr[i0 + 1] - p->nzadr[i0], *cols = p->nzind + p->nzadr[i0];
-  const double *Jr[3];
-  for (int x = 0; x < nr; x++) Jr[x] = p->J + p->nzadr[i0 + x];
-  for (int a = 0; a < nc; a++) {
-    double dj[3] = {0, 0, 0};
-    for (int x = 0; x < nr; x++)
-      for (int y = 0; y < nr; y++) dj[x] += Db[x * nr + y] * Jr[y][a];
-    double *row = s->Hm + s->m->dof_Madr[cols[a]] + a;
-    if (nr == 3)
-      for (int b = 0; b <= a; b++) row[-b] += ((0 + Jr[0][b] * dj[0]) + Jr[1][b] * dj[1]) + Jr[2][b] * dj[2];
-    else
-      for (int b = 0; b <= a; b++) {
-        double w = 0;
-        for (int x = 0; x < nr; x++) w += Jr[x][b] * dj[x];
-        row[-b] += w;
-      }
-  }
+MR_ALWAYS_INLINE void mr_block_dj(const mr_block_rows *b, const double *Db, int a, double dj[3]) {
+  dj[0] = dj[1] = dj[2] = 0;
+  for (int x = 0; x < b->nr; x++)
+    for (int y = 0; y < b->nr; y++) dj[x] += Db[x * b->nr + y] * b->J[y][a];
 }
 
-/* Whether a block's columns are a whole path from a root (mr_newton_add_path). */
-static int mr_newton_whole_path(const mr_newton *s, int i0) {
-  const mr_problem *p = s->p;
-  const int n = p->nzadr[i0 + 1] - p->nzadr[i0];
-  return n > 0 && mr_tree_row_length(s->m, p->nzind[p->nzadr[i0 + 1] - 1]) == n;
+MR_ALWAYS_INLINE double mr_block_entry(const mr_block_rows *b, const double dj[3], int c) {
+  if (b->nr == 3) return ((0 + b->J[0][c] * dj[0]) + b->J[1][c] * dj[1]) + b->J[2][c] * dj[2];
+  double w = 0;
+  for (int x = 0; x < b->nr; x++) w += b->J[x][c] * dj[x];
+  return w;
+}
+
+/* Whether a block's columns are a whole path from a root (a contact's with the mass-layout
+ * factor: its bodies' chains), so that row cols[a] of the layout holds cols[a],
+ * cols[a - 1], ..., cols[0], and entry (a, b) sits a - b places past the diagonal. */
+static int mr_block_whole_path(const mr_newton *s, const mr_block_rows *b) {
+  return b->n > 0 && mr_tree_row_length(s->m, b->cols[b->n - 1]) == b->n;
 }
 
 /* H += J_b^T D_b J_b for one block of nr rows with its nr x nr symmetric D. */
 static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) {
-  if (s->chain && mr_newton_whole_path(s, i0)) {
-    mr_newton_add_path(s, i0, nr, Db);
+  const mr_model *m = s->m;
+  const mr_block_rows b = mr_newton_block_rows(s, i0, nr);
+  const int nc = b.n;
+  double dj[3];
+  if (s->chain && mr_block_whole_path(s, &b)) { /* summed into the layout as they come */
+    for (int a = 0; a < nc; a++) {
+      mr_block_dj(&b, Db, a, dj);
+      double *row = s->Hm + m->dof_Madr[b.cols[a]] + a;
+      for (int c = 0; c <= a; c++) row[-c] += mr_block_entry(&b, dj, c);
+    }
     return;
   }
-  int nc = mr_newton_block_rows(s, i0, nr);
   for (int a = 0; a < nc; a++) {
-    double dj[3] = {0, 0, 0};
-    for (int x = 0; x < nr; x++)
-      for (int y = 0; y < nr; y++) dj[x] += Db[x * nr + y] * s->Jk[3 * a + y];
-    for (int b = 0; b <= a; b++) {
-      double w = 0;
-      for (int x = 0; x < nr; x++) w += s->Jk[3 * b + x] * dj[x];
-      s->W[(size_t)a * nc + b] = w;
-    }
+    mr_block_dj(&b, Db, a, dj);
+    for (int c = 0; c <= a; c++) s->W[(size_t)a * nc + c] = mr_block_entry(&b, dj, c);
   }
   if (!s->chain) {
-    mr_tree_chol_add_block(&s->H, s->cols, nc, s->W);
+    mr_tree_chol_add_block(&s->H, b.cols, nc, s->W);
     return;
   }
-  /* the columns lie on one path, so cols[b] < cols[a] is an ancestor of cols[a]: entry
-   * (a, b) sits in row cols[a] as many places past its diagonal as their depths differ,
+  /* the columns lie on one path, so cols[c] < cols[a] is an ancestor of cols[a]: entry
+   * (a, c) sits in row cols[a] as many places past its diagonal as their depths differ,
    * a dof's depth being its row's length in the layout less one */
-  const mr_model *m = s->m;
-  int *depth = s->cols + nc; /* row lengths of the columns, read once */
-  for (int a = 0; a < nc; a++) depth[a] = mr_tree_row_length(m, s->cols[a]);
+  int *depth = s->cols; /* row lengths of the columns, read once */
+  for (int a = 0; a < nc; a++) depth[a] = mr_tree_row_length(m, b.cols[a]);
   for (int a = 0; a < nc; a++) {
-    double *row = s->Hm + m->dof_Madr[s->cols[a]] + depth[a];
-    for (int b = 0; b <= a; b++) row[-depth[b]] += s->W[(size_t)a * nc + b];
+    double *row = s->Hm + m->dof_Madr[b.cols[a]] + depth[a];
+    for (int c = 0; c <= a; c++) row[-depth[c]] += s->W[(size_t)a * nc + c];
   }
 }
 
