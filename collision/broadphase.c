@@ -28,11 +28,11 @@ size_t mr_broadphase_arena_size(const mr_model *m) {
 
 /* ------------------------------------------------------------------ boxes */
 
-static void bp_box_make(const mr_model *m, const mr_data *d, int g, bp_box *b) {
+static void bp_box_make(const mr_model *m, const mr_data *d, const double *reach, int g, bp_box *b) {
   mr_geom_aabb(m, d, g, b->lo, b->hi);
   /* grown by the detection band too (band.h), so a continuing pair lifting within it is
-   * still reported */
-  double margin = m->geom_margin[g] + MR_BAND_REL * m->geom_rbound[g];
+   * still reported, and by the geom's reach within the step (sweep.h) */
+  double margin = m->geom_margin[g] + MR_BAND_REL * m->geom_rbound[g] + (reach ? reach[g] : 0);
   for (int k = 0; k < 3; k++) {
     b->lo[k] -= margin;
     b->hi[k] += margin;
@@ -40,7 +40,7 @@ static void bp_box_make(const mr_model *m, const mr_data *d, int g, bp_box *b) {
   b->geom = g;
 }
 
-static int bp_scene_build(const mr_model *m, mr_data *d, bp_scene *s) {
+static int bp_scene_build(const mr_model *m, mr_data *d, const double *reach, bp_scene *s) {
   int n = m->ngeom;
   s->box = mr_arena_alloc(d, (size_t)n * sizeof(bp_box));
   s->plane = mr_arena_ints(d, (size_t)n);
@@ -49,7 +49,7 @@ static int bp_scene_build(const mr_model *m, mr_data *d, bp_scene *s) {
   for (int g = 0; g < n; g++) {
     if (!mr_filter_geom_collidable(m, g)) continue;
     if (m->geom_type[g] == MR_GEOM_PLANE) s->plane[s->nplane++] = g;
-    else bp_box_make(m, d, g, &s->box[s->nbox++]);
+    else bp_box_make(m, d, reach, g, &s->box[s->nbox++]);
   }
   return 0;
 }
@@ -140,10 +140,10 @@ static void bp_planes(const mr_model *m, const mr_data *d, const bp_scene *s, mr
         bp_report(fn, ctx, s->plane[i], s->box[j].geom);
 }
 
-int mr_broadphase(const mr_model *m, mr_data *d, mr_broadphase_fn fn, void *ctx) {
+int mr_broadphase(const mr_model *m, mr_data *d, const double *reach, mr_broadphase_fn fn, void *ctx) {
   size_t mark = mr_arena_mark(d);
   bp_scene s;
-  if (bp_scene_build(m, d, &s)) {
+  if (bp_scene_build(m, d, reach, &s)) {
     mr_arena_restore(d, mark);
     return -1;
   }

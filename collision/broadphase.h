@@ -22,9 +22,11 @@
 
 typedef void (*mr_broadphase_fn)(void *ctx, int g1, int g2);
 
-/* Calls fn(ctx, g1, g2) for every overlapping pair of collidable geoms. Scratch comes from
- * d's arena (released before returning). Returns -1 if the arena is exhausted. */
-int mr_broadphase(const mr_model *m, mr_data *d, mr_broadphase_fn fn, void *ctx);
+/* Calls fn(ctx, g1, g2) for every overlapping pair of collidable geoms, each box grown by
+ * reach[g] too when reach is given (sweep.h: how far the geom moves within the step).
+ * Scratch comes from d's arena (released before returning). Returns -1 if the arena is
+ * exhausted. */
+int mr_broadphase(const mr_model *m, mr_data *d, const double *reach, mr_broadphase_fn fn, void *ctx);
 
 /* Arena bytes mr_broadphase needs at most for model m. */
 size_t mr_broadphase_arena_size(const mr_model *m);

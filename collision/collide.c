@@ -25,12 +25,14 @@
 #include "filter.h"
 #include "narrowphase.h"
 #include "persist.h"
+#include "sweep.h"
 
 typedef struct collide_ctx {
   const mr_model *m;
   mr_data *d;
   mr_filter filter;
   mr_band band;
+  mr_sweep sweep;
 } collide_ctx;
 
 int mr_contact_capacity(const mr_model *m) {
@@ -46,7 +48,7 @@ size_t mr_collide_arena_size(const mr_model *m) {
   size_t keys = 2 * (size_t)(m->npair + m->nexclude) * 8 + 4 * 64; /* and a sort's scratch */
   int maxcon = mr_contact_capacity(m);
   return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(maxcon) +
-         mr_band_arena_size(maxcon);
+         mr_band_arena_size(maxcon) + mr_sweep_arena_size(m);
 }
 
 /* ------------------------------------------------------------------ storing contacts */
@@ -83,7 +85,8 @@ static void collide_auto_pair(void *ctx, int g1, int g2) {
   if (!mr_filter_geoms(&c->filter, g1, g2)) return;
   mr_contact_point pts[MR_MAX_MANIFOLD];
   double margin = mr_band_margin(&c->band, g1, g2, mr_contact_margin_auto(m, g1, g2));
-  int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
+  int n = mr_narrowphase(m, c->d, g1, g2, margin + mr_sweep_margin(&c->sweep, g1, g2), pts);
+  if (n > 0) n = mr_sweep_keep(&c->sweep, c->d, g1, g2, margin, pts, n);
   if (n <= 0) return;
   mr_contact params;
   memset(&params, 0, sizeof params);
@@ -97,9 +100,11 @@ static void collide_explicit_pairs(collide_ctx *c) {
   for (int p = 0; p < m->npair; p++) {
     int g1 = m->pair_geom1[p], g2 = m->pair_geom2[p];
     double margin = mr_band_margin(&c->band, g1, g2, m->pair_margin[p]);
-    if (!mr_geom_aabbs_near(m, c->d, g1, g2, margin)) continue;
+    double widened = margin + mr_sweep_margin(&c->sweep, g1, g2);
+    if (!mr_geom_aabbs_near(m, c->d, g1, g2, widened)) continue;
     mr_contact_point pts[MR_MAX_MANIFOLD];
-    int n = mr_narrowphase(m, c->d, g1, g2, margin, pts);
+    int n = mr_narrowphase(m, c->d, g1, g2, widened, pts);
+    if (n > 0) n = mr_sweep_keep(&c->sweep, c->d, g1, g2, margin, pts, n);
     if (n <= 0) continue;
     mr_contact params;
     memset(&params, 0, sizeof params);
@@ -120,15 +125,16 @@ static void collide_roll(mr_data *d) {
 }
 
 void mr_collide(const mr_model *m, mr_data *d) {
-  collide_ctx c = {m, d, {0}, {0}};
+  collide_ctx c = {.m = m, .d = d};
   collide_roll(d);
   if (d->maxcon <= 0) return;
   size_t mark = mr_arena_mark(d);
   if (mr_band_init(&c.band, m, d)) d->warning_count++;
+  if (mr_sweep_init(&c.sweep, m, d)) d->warning_count++;
   /* An exhausted arena is a sizing bug (mr_collide_arena_size): count it, never crash. */
   if (mr_filter_init(&c.filter, m, d) == 0) {
     collide_explicit_pairs(&c);
-    if (mr_broadphase(m, d, collide_auto_pair, &c)) d->warning_count++;
+    if (mr_broadphase(m, d, c.sweep.reach, collide_auto_pair, &c)) d->warning_count++;
   } else {
     d->warning_count++;
   }

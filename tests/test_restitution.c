@@ -1,9 +1,10 @@
 /* Newton restitution and penetration recovery, every solver (issue 17):
- *  (a) e = 0: a ball dropped 1 m with no margin (found several millimetres deep at the step
- *      it lands) does not rebound: its lowest point rises less than 0.5% of the drop. Its
- *      depth is recovered by moving its position, never its velocity: under the rigid
- *      models no step after the impact leaves it moving up, and it ends resting within the
- *      band. Velocity recovery (Baumgarte) rebounded 3.4%, sap's v_hat 45%.
+ *  (a) e = 0: a ball dropped 1 m with no margin (found at the gap its step closes,
+ *      collision/sweep.h; before speculative contacts, several millimetres deep) does not
+ *      rebound: its lowest point rises less than 0.5% of the drop. A depth is recovered by
+ *      moving the position, never the velocity: under the rigid models no step after the
+ *      impact leaves it moving up, and it ends resting within the band. Velocity recovery
+ *      (Baumgarte) rebounded 3.4%, sap's v_hat 45%.
  *  (b) e = 0.5 and e = 1: the solvers that apply restitution rebound to e^2 of the drop.
  *  (c) the solvers whose model has no restitution refuse `--restitution` (one line, exit
  *      2), and accept e = 0; the others accept it.

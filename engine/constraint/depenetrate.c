@@ -17,10 +17,11 @@
  *
  * in the metric of the step's A (the least mass-weighted motion), by projected Gauss-Seidel
  * in velocity form on the rows of the kinematic trees connected to a deep row (the others
- * cannot move). qvel is left alone: the correction adds no kinetic energy, so a ball that
- * lands between two steps, detected several millimetres deep, is lifted out without being
- * launched (with a velocity recovery, Baumgarte's, it rebounded to 3.4% of its drop with
- * no restitution at all).
+ * cannot move). qvel is left alone: the correction adds no kinetic energy, so a body found
+ * deep (pushed in by a chain of impacts within one step, or placed so; a body approaching
+ * on its own is found ahead, collision/sweep.h) is lifted out without being launched (with
+ * a velocity recovery, Baumgarte's, a ball found millimetres deep rebounded to 3.4% of its
+ * drop with no restitution at all).
  */
 #include <math.h>
 #include <string.h>
