@@ -46,6 +46,11 @@ int mr_sweep_init(mr_sweep *s, const mr_model *m, mr_data *d) {
     mr_copy3(s->omega + 3 * g, w);
     s->spin[g] = mr_norm3(w) * m->geom_rbound[g];
     s->reach[g] = s->dt * (mr_norm3(v) + s->spin[g]);
+    if (!isfinite(s->reach[g])) { /* a state blowing up (reported by the step): no widening */
+      s->vel[3 * g] = s->vel[3 * g + 1] = s->vel[3 * g + 2] = 0;
+      s->omega[3 * g] = s->omega[3 * g + 1] = s->omega[3 * g + 2] = 0;
+      s->spin[g] = s->reach[g] = 0;
+    }
   }
   return 0;
 }
