@@ -24,8 +24,8 @@ struct mr_contact_point;
 
 typedef struct mr_sweep {
   double dt;
-  double *vel;   /* ngeom x3: velocity of each geom's centre */
-  double *omega; /* ngeom x3: angular velocity of each geom's body */
+  double *twist; /* ngeom x6: each geom's motion, its body's angular velocity and the
+                    linear velocity of the geom's centre */
   double *spin;  /* ngeom: |w| r, the fastest a point of the geom turns about its centre */
   double *reach; /* ngeom: dt (|v| + |w| r), how far the geom alone moves within the step */
 } mr_sweep;

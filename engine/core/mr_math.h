@@ -32,6 +32,13 @@ static inline double mr_dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 static inline double mr_norm3(const double a[3]) { return sqrt(mr_dot3(a, a)); }
+
+/* Whether x[0..n) are all zero (the sparse solves skip what a right-hand side leaves zero). */
+static inline int mr_all_zero(const double *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (x[i] != 0) return 0;
+  return 1;
+}
 /* a . b over n entries in four partial sums: a single sum is a chain of dependent
  * multiply-adds, one per adder latency; four chains keep the adders busy (the compiler may
  * not reorder a floating-point sum itself). The dense factor and solves of tree_cholesky.c

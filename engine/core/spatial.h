@@ -48,6 +48,16 @@ static inline void mr_cross_motion(double r[6], const double v[6], const double 
 }
 
 /* Force cross product r = v x* f (dual of the motion cross product). */
+/* Linear velocity at point p of a rigid motion v = (w, v_o) whose linear part is that of
+ * point o: v_o + w x (p - o). */
+static inline void mr_motion_point_velocity(double r[3], const double v[6], const double p[3],
+                                            const double o[3]) {
+  double arm[3], turn[3];
+  mr_sub3(arm, p, o);
+  mr_cross3(turn, v, arm);
+  mr_add3(r, v + 3, turn);
+}
+
 static inline void mr_cross_force(double r[6], const double v[6], const double f[6]) {
   r[0] = v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4];
   r[1] = v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5];

@@ -39,12 +39,6 @@ int mr_tree_ldl(const mr_model *m, double *LD, double *Dinv, int lo, int hi, dou
   return raised;
 }
 
-static int mr_all_zero(const double *x, int n) {
-  for (int r = 0; r < n; r++)
-    if (x[r] != 0) return 0;
-  return 1;
-}
-
 /* X <- L^-T X from the leaves up (each entry pushed into its ancestors), X <- D^-1 X, then
  * X <- L^-1 X from the roots down; over [lo, hi) only, which is exact when the range holds
  * whole trees (ancestors never leave it). n vectors at once, stored by dof: X[(i - lo) n

@@ -406,12 +406,6 @@ int mr_tree_chol_factor_group(mr_tree_chol *h, int c, double floor) {
 /* One tree's part of the solves below: L y = x on its diagonal block, then its column of
  * blocks taken out of the trees after it (lower); its blocks' terms taken out of it, then
  * L^T x = y (upper). */
-static int mr_block_zero(const double *x, int n) {
-  for (int i = 0; i < n; i++)
-    if (x[i] != 0) return 0;
-  return 1;
-}
-
 MR_ALWAYS_INLINE void mr_tree_solve_lower(const mr_tree_chol *h, double *x, int k, const int nk) {
   double *xk = x + h->tree_adr[k];
   const double *L = h->val + h->diagadr[k], *inv = h->inv_diag + h->tree_adr[k];
@@ -449,7 +443,7 @@ static void mr_tree_solve_trees(const mr_tree_chol *h, double *x, const int *ord
     int k = order[p], nk = mr_tree_size(h, k);
     /* y_k = 0 where x_k is and nothing came in from the trees before: a contact's column
      * (mr_tree_chol_solve_local) is zero but on its one or two trees */
-    if (mr_block_zero(x + h->tree_adr[k], nk)) continue;
+    if (mr_all_zero(x + h->tree_adr[k], nk)) continue;
     if (nk == MR_FREE_DOFS) mr_tree_solve_lower(h, x, k, MR_FREE_DOFS);
     else mr_tree_solve_lower(h, x, k, nk);
   }
