@@ -367,6 +367,24 @@ static void test_errors(void) {
   }
 }
 
+/* A body left massless because an element inside it was skipped (MuJoCo's composite
+ * samples: the composite's bodies and geoms were to give it mass) says so in its one line. */
+static void test_skipped_in_error(void) {
+  const char *path = write_file("composite.xml",
+                                "<mujoco>\n<worldbody>\n<body name='cloth'><freejoint/>\n"
+                                "<composite type='cloth' count='3 3 1'/></body>\n</worldbody></mujoco>\n");
+  mr_load_options opt = {0};
+  opt.quiet = 1;
+  char err[512] = "";
+  mr_model *m = mr_model_load(path, &opt, err, sizeof err);
+  MR_CHECK(m == NULL);
+  MR_CHECK_MSG(contains(err, "composite.xml:3:") && contains(err, "'cloth' has joints but no mass") &&
+                   contains(err, "<composite> is outside the supported MJCF subset") &&
+                   !strchr(err, '\n'),
+               "'%s'", err);
+  mr_model_free(m);
+}
+
 static void test_external_entity(void) {
   char err[512] = "";
   mr_spec *s = parse("xxe.xml",
@@ -400,6 +418,7 @@ int main(void) {
   test_includes();
   test_warnings();
   test_errors();
+  test_skipped_in_error();
   test_external_entity();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -234,8 +234,11 @@ static int mjcf_body_contents(mjcf_ctx *c, const xmlNode *node, int body, int ch
       rc = mjcf_camera(c, ch, body, childclass);
     else if (mr_xml_is(ch, "light"))
       rc = mjcf_light(c, ch, body, childclass);
-    else
+    else {
       mjcf_warn_once(c, ch, (const char *)ch->name);
+      if (body > 0 && !c->s->bodies[body].skipped)
+        c->s->bodies[body].skipped = mr_spec_strdup(c->s, (const char *)ch->name);
+    }
     if (rc < 0) return -1;
   }
   return 0;

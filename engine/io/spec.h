@@ -27,6 +27,9 @@ typedef struct mr_spec_body {
   double ipos[3];
   double iquat[4];
   double inertia[3]; /* principal moments in the iquat frame */
+  const char *skipped; /* NULL, or the first element inside the body that is outside the
+                          supported subset and was skipped (named in errors about the body:
+                          a <composite>'s bodies and geoms are what would give it mass) */
 } mr_spec_body;
 
 typedef struct mr_spec_joint {
