@@ -621,9 +621,11 @@ static void fid_scene_humanoid(fid_table *t, const fid_options *o) {
             "solver claims to converge within its cap (✓ under 1%%). `max NCP residual` is "
             "metrics.natural_map, max over the steps: the NCP solvers (all but lcp, ccp, "
             "sap and soft, whose models are not the NCP) predict it under 1e-6 N s. "
-            "`max penetration` is the deepest contact at the start of a step (the first "
-            "impacts, found before any solver acts, dominate it): soft is judged against "
-            "MuJoCo 2.2 (✓ within 30%%).",
+            "`max penetration` is the deepest contact at the start of a step (a limb "
+            "approaching the floor is found at the gap its step closes, collision/sweep.h, "
+            "so what remains is what a solver let in): soft is judged against MuJoCo 2.2 "
+            "(✓ within 30%%; its rows exist only within the margin, so it lands as MuJoCo "
+            "does).",
             "/usr/share/mujoco/model/humanoid/humanoid.xml", setup.duration);
   fid_add_col(t, "at the cap (%)", "%.1f");
   fid_add_col(t, "max NCP residual", "%.2e");
