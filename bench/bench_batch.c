@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "mujoco_dropped.h"
 
 typedef struct mj_pool {
   const mjModel *m;
@@ -28,6 +29,9 @@ static void *mj_worker(void *arg) {
     mj_resetData(p->m, d);
     for (int i = 0; i < p->m->nv; i++) d->qvel[i] = bench_seed_nudge(j, i);
     for (int s = 0; s < p->steps; s++) mj_step(p->m, d);
+    if (bench_mujoco_dropped(d))
+      fprintf(stderr, "bench_batch: MuJoCo dropped contacts in job %d (raise nconmax/njmax in "
+                      "the file's <size>): its rate is not comparable\n", j);
   }
   mj_deleteData(d);
   return NULL;

@@ -24,6 +24,7 @@
 #include <mujoco/mujoco.h>
 
 #include "bench_common.h"
+#include "mujoco_dropped.h"
 #include "moreau.h"
 
 /* MuJoCo's stage timers read this clock. */
@@ -91,6 +92,9 @@ static double mujoco_round(bench_models *b, int steps, double *coll, double *con
     memcpy(b->traj + (size_t)s * b->m->nq, b->d->qpos, sizeof(double) * b->m->nq);
   }
   double t = now_seconds() - t0;
+  if (bench_mujoco_dropped(b->d))
+    fprintf(stderr, "bench_collision: MuJoCo dropped contacts (raise nconmax/njmax in the "
+                    "file's <size>): its contacts and times are not comparable\n");
   *coll = b->d->timer[mjTIMER_POS_COLLISION].duration / b->d->timer[mjTIMER_POS_COLLISION].number;
   *contacts = ncon / steps;
   return t / steps;

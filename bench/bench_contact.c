@@ -46,6 +46,7 @@
 #include <mujoco/mujoco.h>
 
 #include "bench_common.h"
+#include "mujoco_dropped.h"
 #include "engine/constraint/constraint.h"
 #include "moreau.h"
 #include "engine/solver/solver.h"
@@ -210,21 +211,13 @@ static double cpu_seconds(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* Whether MuJoCo's last step overflowed its preallocated contact or constraint buffer
- * (nconmax / njmax of the file's <size>, 100 contacts by default in 2.2): it then drops
- * contacts silently, bodies sink through each other, and its time is that of a smaller
- * problem, not comparable with Moreau's. */
-static int mujoco_dropped(const mjData *d) {
-  return d->warning[mjWARN_CONTACTFULL].number > 0 || d->warning[mjWARN_CNSTRFULL].number > 0;
-}
-
 /* The accuracy round of MuJoCo (untimed). */
 static void mujoco_accuracy_round(bench_state *b, engine_row *row) {
   mj_resetData(b->m, b->d);
   double iters = 0;
   for (int s = 0; s < row->steps; s++) {
     mj_step(b->m, b->d);
-    row->dropped += mujoco_dropped(b->d);
+    row->dropped += bench_mujoco_dropped(b->d);
     b->d->warning[mjWARN_CONTACTFULL].number = b->d->warning[mjWARN_CNSTRFULL].number = 0;
     iters += b->d->solver_iter;
     accuracy e;
@@ -423,7 +416,7 @@ static void seeded_run(bench_state *b, int steps, int seed, double *mj_s, double
   double t0 = cpu_seconds();
   for (int s = 0; s < steps; s++) mj_step(b->m, b->d);
   *mj_s = cpu_seconds() - t0;
-  if (mujoco_dropped(b->d))
+  if (bench_mujoco_dropped(b->d))
     printf("MuJoCo dropped contacts on seed %d (raise nconmax/njmax in the file's <size>): "
            "its time is not comparable\n", seed);
   mr_data_reset(b->mm, b->md);
