@@ -1,12 +1,11 @@
 /* Speculative contacts: how far a pair of geoms may close within one step.
  *
  * A contact is found only where its gap is within the pair's margin (narrowphase.h), so a
- * body approaching at v was found only once it had moved into the other, up to v dt deep:
- * 4 cm for a box falling 4 m/s onto a heap at dt = 10 ms, after which the heap's next
- * contacts turned it deeper still. The pair's detection margin is therefore widened by a
- * bound on how far the two geoms can close within the step, dt (|v1 - v2| + |w1| r1 +
- * |w2| r2), v the velocities of their centres, w their bodies' angular velocities, r
- * their bounding radii. A contact found so at a gap is an ordinary row whose bias is the
+ * body approaching at v was found only once it had moved into the other, up to v dt deep,
+ * and a heap's next contacts could turn it deeper still. The pair's detection margin is
+ * therefore widened by a bound on how far the two geoms can close within the step,
+ * dt (|v1 - v2| + |w1| r1 + |w2| r2), v the velocities of their centres, w their bodies'
+ * angular velocities, r their bounding radii. A contact found so at a gap is an ordinary row whose bias is the
  * gap over dt (constraint.h): it pushes only as much as keeps the gap from closing past
  * zero within the step, so the body lands on the surface instead of in it, and a pair
  * that separates is left alone. Bodies at rest widen nothing.

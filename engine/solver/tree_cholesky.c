@@ -247,9 +247,9 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
     int t = h->tree_of[cols[run[r]]], lo = h->tree_adr[t], nt = h->tree_adr[t + 1] - lo;
     double *block = h->val + h->diagadr[t];
     for (int x = run[r]; x < run[r + 1]; x++) {
-      double *row = block + (size_t)(cols[x] - lo) * (size_t)nt - lo; /* indexed by dof */
+      double *row = block + (size_t)(cols[x] - lo) * (size_t)nt;
       const double *wx = W + (size_t)x * n;
-      for (int y = run[r]; y <= x; y++) row[cols[y]] += wx[y];
+      for (int y = run[r]; y <= x; y++) row[cols[y] - lo] += wx[y];
     }
     for (int q = 0; q < r; q++) mr_tree_add_pair(h, cols, n, W, run[r], run[r + 1], run[q], run[q + 1]);
   }
