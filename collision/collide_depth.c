@@ -88,6 +88,21 @@ static double mr_gradient_step(const mr_depth_pair *p, double gnorm, double f) {
   return fmin(0.2, gnorm / fmax(fabs(f), 1e-3 * p->scale));
 }
 
+/* f rises along u from n within MR_KINK_PROBE rad: the direction leaves a corner or
+ * crease of f (a face normal, an edge's circle) uphill, where Newton's model, blind to the
+ * kink, proposed it. Probed once a full step has failed, so that a search from a kink gives
+ * up after two gap evaluations instead of MR_HALVINGS; f rises by about (shape size) x
+ * MR_KINK_PROBE there, far above round-off. */
+#define MR_KINK_PROBE 1e-7
+static int mr_uphill(const mr_depth_pair *p, const double n[3], double f, const double u[3]) {
+  double len = mr_norm3(u), nn[3];
+  if (len <= MR_KINK_PROBE) return 0;
+  mr_copy3(nn, n);
+  mr_addscl3(nn, u, MR_KINK_PROBE / len);
+  mr_normalize3(nn);
+  return mr_gap(p, nn, 0, 0) > f;
+}
+
 /* Tries n + u (u tangent at n), halving u until f decreases; a step below 1e-7 rad is
  * accepted as is (f then changes at round-off level, below any test). Returns 1 if taken. */
 static int mr_line_search(const mr_depth_pair *p, double n[3], double *f, double u[3],
@@ -102,6 +117,7 @@ static int mr_line_search(const mr_depth_pair *p, double n[3], double *f, double
       *f = fn;
       return 1;
     }
+    if (k == 0 && mr_uphill(p, n, *f, u)) return 0;
     mr_scale3(u, u, 0.5);
   }
   return 0;
@@ -155,11 +171,17 @@ static double mr_newton_sphere(const mr_depth_pair *p, double n[3], double f, in
 }
 
 /* 1D Newton on the circle of normals perpendicular to the unit edge direction e, from the
- * projection of n. Returns the gap reached (HUGE_VAL if n is along e). */
-static double mr_newton_circle(const mr_depth_pair *p, const double e[3], double n[3]) {
+ * projection of n. Returns the gap reached (HUGE_VAL if n is along e). The search is
+ * abandoned once a Newton step's predicted decrease g^2 / 2m is below
+ * 1 / MR_CIRCLE_HOPELESS of the way down to bound (the smallest gap found elsewhere): near
+ * a smooth minimum that is what is left to gain, so the circle's minimum lies above bound
+ * and cannot be kept. */
+#define MR_CIRCLE_HOPELESS 8
+static double mr_newton_circle(const mr_depth_pair *p, const double e[3], double n[3],
+                               double bound) {
   mr_addscl3(n, e, -mr_dot3(n, e));
   if (mr_normalize3(n) < 1e-6) return HUGE_VAL;
-  double f = mr_gap(p, n, 0, 0);
+  double f = HUGE_VAL;
   int slow = 0;
   for (int it = 0; it < MR_NEWTON_ITERS && slow < MR_SLOW_STEPS; it++) {
     double w[3], H[9], t[3];
@@ -168,6 +190,7 @@ static double mr_newton_circle(const mr_depth_pair *p, const double e[3], double
     mr_normalize3(t);
     double g = mr_dot3(w, t), m = mr_quad(H, t, t) - f;
     int newton = m > 0;
+    if (newton && MR_CIRCLE_HOPELESS * g * g / (2 * m) < f - bound) break;
     slow = newton ? 0 : slow + 1;
     double th = newton ? -g / m : -copysign(mr_gradient_step(p, fabs(g), f), g);
     if (!newton && fabs(g) < MR_MINVAL) break;
@@ -185,6 +208,13 @@ static double mr_newton_circle(const mr_depth_pair *p, const double e[3], double
         f = fn;
         taken = 1;
         break;
+      }
+      if (k == 0 && fabs(th) > MR_KINK_PROBE) {
+        double tiny = copysign(MR_KINK_PROBE, th), nn[3];
+        mr_scale3(nn, n, cos(tiny));
+        mr_addscl3(nn, t, sin(tiny));
+        mr_normalize3(nn);
+        if (mr_gap(p, nn, 0, 0) > f) break;
       }
       th *= 0.5;
     }
@@ -225,7 +255,7 @@ static double mr_newton_cone(const mr_depth_pair *p, int cyl_is_a, const double 
   mr_copy3(n, c);
   mr_addscl3(n, dir, 1e-6);
   mr_normalize3(n);
-  double f = mr_newton_circle(p, e, n);
+  double f = mr_newton_circle(p, e, n, HUGE_VAL);
   if (f == HUGE_VAL) return f;
   int smooth;
   return mr_newton_sphere(p, n, f, &smooth);
@@ -304,7 +334,7 @@ int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[
         const double *e = k < na ? ea[k] : eb[k - na];
         if (shallow && fabs(mr_dot3(stalled, e)) > MR_CREASE_NEAR) continue;
         mr_copy3(cand, starts[s]);
-        f = mr_newton_circle(&p, e, cand);
+        f = mr_newton_circle(&p, e, cand, best);
         if (f < best) { best = f; mr_copy3(bn, cand); }
       }
     }
