@@ -12,10 +12,10 @@ static int cmd_solvers(int argc, char **argv) {
     return MR_EXIT_BAD_INPUT;
   }
   /* Every registry entry; the default is marked. */
-  printf("%-10s %-6s %s\n", "name", "hotkey", "description");
+  printf("%-10s %-6s %-8s %s\n", "name", "hotkey", "max-iter", "description");
   for (int i = 0; i < mr_solver_count(); i++)
-    printf("%-10s %-6c %s%s\n", mr_solver_name(i), mr_solver_hotkey(i), mr_solver_description(i),
-           i == mr_solver_default() ? " (default)" : "");
+    printf("%-10s %-6c %-8d %s%s\n", mr_solver_name(i), mr_solver_hotkey(i), mr_solver_max_iter(i),
+           mr_solver_description(i), i == mr_solver_default() ? " (default)" : "");
   printf("\ndefault: %s: %s\n", mr_solver_name(mr_solver_default()), mr_solver_default_reason());
   return MR_EXIT_OK;
 }

@@ -167,10 +167,11 @@ static int set_int(PyObject *self, PyObject *value, void *closure) {
   long x = PyLong_AsLong(value);
   if (x == -1 && PyErr_Occurred()) return -1;
   int is_max_iter = (size_t)closure == offsetof(mr_option, max_iter);
-  long low = is_max_iter ? 1 : 0, high = is_max_iter ? 1000000000L : 0xffff;
-  if (x < low || x > high) {
+  long high = is_max_iter ? 1000000000L : 0xffff;
+  if (x < 0 || x > high) {
     mr_py_raise("bad value %ld for %s: expected %s", x, is_max_iter ? "max_iter" : "disable",
-                is_max_iter ? "a whole number >= 1" : "a combination of moreau.DISABLE_* bits");
+                is_max_iter ? "a whole number >= 0 (0: the solver's own cap)"
+                            : "a combination of moreau.DISABLE_* bits");
     return -1;
   }
   *(int *)(void *)((char *)o->opt + (size_t)closure) = (int)x;
@@ -216,7 +217,7 @@ static PyGetSetDef option_getset[] = {
      (void *)&option_doubles[DOUBLE_restitution]},
     {"sap_tau_d", get_double, set_double, "sap's dissipation time scale (s); 0: critical damping",
      (void *)&option_doubles[DOUBLE_sap_tau_d]},
-    {"max_iter", get_int, set_int, "solver iteration cap", (void *)offsetof(mr_option, max_iter)},
+    {"max_iter", get_int, set_int, "solver iteration cap; 0: the solver's own (moreau solvers)", (void *)offsetof(mr_option, max_iter)},
     {"disable", get_int, set_int, "moreau.DISABLE_* bits", (void *)offsetof(mr_option, disable)},
     {"solver", get_solver, set_solver, "contact solver, by name (moreau.solvers())", NULL},
     {"integrator", get_integrator, set_integrator, "'euler' or 'midpoint'", NULL},

@@ -220,6 +220,13 @@ static void test_help_version_solvers(void) {
   for (size_t i = 0; i < sizeof solvers / sizeof solvers[0]; i++)
     MR_CHECK_MSG(strstr(r.out, solvers[i]) != NULL, "solvers lacks %s", solvers[i]);
   MR_CHECK(strstr(r.out, "(default)") != NULL);
+  /* each solver's own iteration cap: a Newton iteration is a factorization, the others' a
+   * sweep (registry.c) */
+  MR_CHECK(strstr(r.out, "max-iter") != NULL);
+  const char *newton = strstr(r.out, "\nnewton ");
+  MR_CHECK(newton && strstr(newton, " 500 ") != NULL && strstr(newton, " 500 ") < strchr(newton + 1, '\n'));
+  const char *pgs = strstr(r.out, "\npgs ");
+  MR_CHECK(pgs && strstr(pgs, " 100 ") != NULL && strstr(pgs, " 100 ") < strchr(pgs + 1, '\n'));
   cli_free(&r);
 }
 

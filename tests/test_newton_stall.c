@@ -145,7 +145,10 @@ static void test_seeded_humanoids(void) {
  * steps at the cap across versions that differ so). So the bound is on twelve runs
  * together. They stayed between 0.4% and 0.9% of steps at the cap while a short Newton
  * step left eps where it was (seed 11 alone: 227 steps); raising eps then
- * (mr_newton_soften_more) brought them to 0.02%. Seeds 11 and 25 alone once made 3.9%. */
+ * (mr_newton_soften_more) brought them to 0.02%. Seeds 11 and 25 alone once made 3.9%.
+ * Those last steps were not stalls but slow solves cut off at 100 iterations: under
+ * newton's own cap (500, registry.c) every step of the twelve runs reaches the tolerance,
+ * and so does every step's natural map, measured by metrics.c. */
 static void test_pile_lifting_contacts(void) {
   mr_model *m = mr_test_load(MR_TEST_MODEL("pile20.xml"), NULL);
   MR_REQUIRE(m);
@@ -153,6 +156,7 @@ static void test_pile_lifting_contacts(void) {
   MR_REQUIRE(d);
   const int seeds[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 25};
   long capped = 0, iters = 0, total = 0;
+  double worst = 0;
   for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
     mr_data_reset(m, d);
     d->opt.solver = mr_solver_find("newton");
@@ -163,6 +167,7 @@ static void test_pile_lifting_contacts(void) {
       MR_REQUIRE(mr_step(m, d) == 0);
       run_capped += d->solver_status != 0;
       run_iters += d->solver_iters;
+      worst = fmax(worst, d->metrics.natural_map);
     }
     printf("pile20 seed %d: %d of %d steps at the cap, %.2f iterations per step\n", seeds[k],
            run_capped, steps, (double)run_iters / steps);
@@ -170,7 +175,8 @@ static void test_pile_lifting_contacts(void) {
     iters += run_iters;
     total += steps;
   }
-  MR_CHECK_MSG(capped * 10000 <= 15 * total, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(capped == 0, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(worst < 1e-6, "worst natural map %g", worst);
   MR_CHECK_MSG(iters <= 8 * total, "%.2f iterations per step", (double)iters / total);
   mr_data_free(d);
   mr_model_free(m);
@@ -186,13 +192,16 @@ static void test_pile_lifting_contacts(void) {
  * 3000 at the cap, 19.4 iterations per step. Newton starting again from the point ten pgs
  * sweeps reach, where it stops short, brought that to 14; moving the proximal centre as
  * soon as the point settles to the scale of the move (MR_NEWTON_INEXACT), to 2, and the
- * iterations per step from 18.6 to 14.9; a soft start at eps = 1 instead of 1e-2, to 12.3. */
+ * iterations per step from 18.6 to 14.9; a soft start at eps = 1 instead of 1e-2, to 12.3.
+ * The two left needed 100 to 200 iterations: under newton's own cap (500) none stops
+ * short, and every step's natural map is below 1e-6. */
 static void test_humanoid100_tumbling(void) {
   mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
   long capped = 0, iters = 0, total = 0;
+  double worst = 0;
   for (int seed = 1; seed <= 3; seed++) {
     mr_data_reset(m, d);
     d->opt.solver = mr_solver_find("newton");
@@ -202,12 +211,14 @@ static void test_humanoid100_tumbling(void) {
       MR_REQUIRE(mr_step(m, d) == 0);
       capped += d->nefc > 0 && d->solver_status != 0;
       iters += d->solver_iters;
+      worst = fmax(worst, d->metrics.natural_map);
     }
     total += steps;
   }
   printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f iterations per step\n", capped,
          total, (double)iters / total);
-  MR_CHECK_MSG(capped * 1000 <= 6 * total, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(capped == 0, "%ld of %ld steps at the cap", capped, total);
+  MR_CHECK_MSG(worst < 1e-6, "worst natural map %g", worst);
   MR_CHECK_MSG(iters <= 14 * total, "%.2f iterations per step", (double)iters / total);
   mr_data_free(d);
   mr_model_free(m);

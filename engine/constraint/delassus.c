@@ -146,7 +146,7 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
   p->m = m;
   p->d = d;
   p->tol = d->opt.tol > 0 ? d->opt.tol : 1e-8;
-  int cap = d->opt.max_iter;
+  int cap = d->opt.max_iter > 0 ? d->opt.max_iter : mr_solver_max_iter(mr_solver_index(d));
   p->max_iter = cap < 1 ? 1 : (cap > MR_MAX_ITER_CAP ? MR_MAX_ITER_CAP : cap);
 }
 

@@ -212,7 +212,7 @@ typedef struct mr_option {
   int disable;     /* MR_DISABLE_* bits */
   int solver;      /* index into the solver registry; -1 = default */
   double tol;      /* solver tolerance */
-  int max_iter;    /* solver iteration cap */
+  int max_iter;    /* solver iteration cap; 0: the solver's own (mr_solver_max_iter) */
   double restitution; /* Newton restitution coefficient of contacts (MJCF has none: 0) */
   double magnetic[3]; /* global magnetic field (magnetometer sensors); MuJoCo's default
                          (0, -0.5, 0) */
@@ -729,6 +729,8 @@ const char *mr_solver_description(int index);
 /* NULL when the solver applies Newton restitution (opt.restitution), else one line saying
  * why its contact model cannot (run --restitution with it is an error). */
 const char *mr_solver_no_restitution(int index);
+/* The iteration cap the solver runs with when opt.max_iter is 0 (the default). */
+int mr_solver_max_iter(int index);
 
 /* Kinetic + potential (gravity and springs) energy into d->energy. */
 void mr_energy(const mr_model *m, mr_data *d);

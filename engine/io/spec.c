@@ -67,7 +67,7 @@ mr_spec *mr_spec_create(const char *file) {
   s->opt.disable = 0;
   s->opt.solver = -1;
   s->opt.tol = 1e-8;
-  s->opt.max_iter = 100;
+  s->opt.max_iter = 0; /* the solver's own cap */
   s->inertiafromgeom = 2;
   /* MuJoCo 2.2's <compiler><lengthrange> defaults */
   s->lengthrange.mode = 1;

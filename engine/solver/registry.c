@@ -26,6 +26,15 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
   "MuJoCo's soft contact has no restitution coefficient: a contact rebounds by its solref " \
   "stiffness and damping ratio (critically damped by default: no rebound)"
 
+/* Iteration caps when d->opt.max_iter is 0 (the default). A Newton iteration is a
+ * factorization and a line search, where the other solvers' are sweeps, and newton's rare
+ * hard steps (a pile or Clutter whose objects slide and stick, humanoid100's tangled
+ * limbs) converge between 100 and 250 of them: cut off at 100 such a step ended
+ * unconverged, handed to pgs, which cost more than finishing it, and left the next step a
+ * worse warm start (README, design section: figures). */
+#define MR_MAX_ITER 100
+#define MR_NEWTON_MAX_ITER 500
+
 /* Hotkeys are the viewer's number keys, in the order of DESIGN.md's table.
  *
  * What one iteration is (out->iters, the plots' and summaries' "iterations"), per solver;
@@ -41,16 +50,16 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
  *   stagproj  an iteration of either inner QP solver: the sum over the outer iterations
  *   newton    a Newton iteration, plus pgs's when it hands a step over */
 static const mr_solver_info mr_solvers[] = {
-    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0, 0, NULL, 1},
-    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1, 0, NULL, 1},
-    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1, 0, NULL, 1},
-    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1, 0, NULL, 1},
-    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0, NULL, 1},
-    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0, NULL, 1},
-    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0, MR_SAP_NO_RESTITUTION, 1},
-    {"soft", '8', "MuJoCo's soft convex constraints (contacts, limits, equalities) from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0, MR_SOFT_NO_RESTITUTION, 0},
-    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0, NULL, 1},
-    {"newton", '0', "the NCP by Newton's method in velocities: PGS's projections, tree-block sparse Cholesky, proximal steps; pgs takes over what it cannot finish", mr_solve_newton, 0, 1, NULL, 1},
+    {"pgs", '1', "NCP projected Gauss-Seidel: disk friction, De Saxce-exact, active-set refinement (papers/002 Alg. 5)", mr_solve_pgs, 0, 0, NULL, 1, MR_MAX_ITER},
+    {"lcp", '2', "LCP with a 4-facet friction pyramid, PGS, ODE/Bullet style (papers/002 Alg. 1)", mr_solve_lcp, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"ccp", '3', "Anitescu CCP, PGS with cone projection, Chrono style: hops while sliding (papers/002 Alg. 2)", mr_solve_ccp, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"admm", '4', "proximal ADMM on the NCP, De Saxce correction, spectral rho (papers/000 Alg. 6, 002 Alg. 3)", mr_solve_admm, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"raisim", '5', "RaiSim per-contact bisection on the cone/plane ellipse (papers/002 Alg. 4)", mr_solve_raisim, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"implicit", '6', "Todorov's implicit complementarity, non-smooth Gauss-Newton (papers/001)", mr_solve_implicit, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"sap", '7', "Drake's SAP: convex compliant contact, Newton with exact line search (papers/004)", mr_solve_sap, 1, 0, MR_SAP_NO_RESTITUTION, 1, MR_MAX_ITER},
+    {"soft", '8', "MuJoCo's soft convex constraints (contacts, limits, equalities) from solref/solimp (papers/000 sec. 1.10)", mr_solve_soft, 1, 0, MR_SOFT_NO_RESTITUTION, 0, MR_MAX_ITER},
+    {"stagproj", '9', "staggered projections: alternating normal and friction QPs (papers/002 Alg. 6)", mr_solve_stagproj, 1, 0, NULL, 1, MR_MAX_ITER},
+    {"newton", '0', "the NCP by Newton's method in velocities: PGS's projections, tree-block sparse Cholesky, proximal steps; pgs takes over what it cannot finish", mr_solve_newton, 0, 1, NULL, 1, MR_NEWTON_MAX_ITER},
 };
 
 #define MR_NSOLVERS ((int)(sizeof mr_solvers / sizeof mr_solvers[0]))
@@ -107,4 +116,9 @@ const char *mr_solver_description(int index) {
 const char *mr_solver_no_restitution(int index) {
   const mr_solver_info *s = mr_solver_get(index);
   return s ? s->no_restitution : NULL;
+}
+
+int mr_solver_max_iter(int index) {
+  const mr_solver_info *s = mr_solver_get(index);
+  return s ? s->max_iter : MR_MAX_ITER;
 }

@@ -165,6 +165,8 @@ typedef struct mr_solver_info {
    * joint and tendon limits) and the equality projection (mr_constraint_project) does not
    * run, so its equalities sag and recover as MuJoCo's do. */
   int depenetrate;
+  /* the iteration cap when d->opt.max_iter is 0 (registry.c says why newton's differs) */
+  int max_iter;
 } mr_solver_info;
 
 /* The registry (engine/solver/registry.c): one line per solver. */

@@ -62,8 +62,8 @@ def test_bad_keyframe_and_solver(paths, cli):
         d.integrator = "rk4"
     with pytest.raises(moreau.Error, match="bad value -1 for timestep: expected seconds > 0"):
         d.opt.timestep = -1
-    with pytest.raises(moreau.Error, match="bad value 0 for max_iter"):
-        d.opt.max_iter = 0
+    with pytest.raises(moreau.Error, match="bad value -1 for max_iter"):
+        d.opt.max_iter = -1
     assert d.solver == m.opt.solver and d.opt.timestep == m.opt.timestep  # nothing changed
 
 
