@@ -199,16 +199,20 @@ static void test_failing_job(void) {
 }
 
 /* The same job alone, next to others on two workers, and as moreau run --seed: the
- * recordings are byte for byte (CSV) and value for value (HDF5) the same. */
+ * recordings are byte for byte (CSV) and value for value (HDF5) the same. On one worker
+ * the three five_balls jobs run back to back on one reused mr_data (batch_pool.c): the
+ * second must not inherit the first's solver, nor the third (no solver given) either's,
+ * and what the first left in the data must not reach the second's trajectory. */
 static void test_identical_recordings(void) {
   char jobs[400], text[2048], dir1[400], dir2[400], alone[400], a[600], b[600];
   snprintf(jobs, sizeof jobs, "%s/same.csv", tmpdir);
   snprintf(text, sizeof text,
            "model,steps,seed,solver,record\n"
            "%s/five_balls.xml,300,7,pgs,five.csv\n"
-           "%s/balls_in_box.xml,200,2,admm,box.h5\n"
-           "%s/five_balls.xml,300,7,implicit,five_implicit.h5\n",
-           MODELS, MODELS, MODELS);
+           "%s/five_balls.xml,300,7,implicit,five_implicit.h5\n"
+           "%s/five_balls.xml,300,7,,five_default.csv\n"
+           "%s/balls_in_box.xml,200,2,admm,box.h5\n",
+           MODELS, MODELS, MODELS, MODELS);
   mr_test_write_file(jobs, text);
   snprintf(dir1, sizeof dir1, "%s/same1", tmpdir);
   snprintf(dir2, sizeof dir2, "%s/same2", tmpdir);
@@ -225,6 +229,19 @@ static void test_identical_recordings(void) {
   snprintf(a, sizeof a, "%s/five.csv", dir1);
   snprintf(b, sizeof b, "%s/five.csv", dir2);
   MR_CHECK(mr_test_files_equal(a, b));
+  MR_CHECK(mr_test_files_equal(a, alone));
+  summary s;
+  MR_REQUIRE(summary_read(&s, dir1) == 0);
+  MR_CHECK(s.nrows == 4);
+  if (s.nrows == 4) {
+    MR_CHECK(strcmp(summary_get(&s, 1, "used_solver"), "implicit") == 0);
+    MR_CHECK(strcmp(summary_get(&s, 2, "used_solver"), mr_solver_name(mr_solver_default())) == 0);
+  }
+  free(s.text);
+  r = batch("", "run '%s/five_balls.xml' --steps 300 --seed 7 --record '%s'", MODELS, alone);
+  MR_CHECK_MSG(r.status == 0, "status %d: %s", r.status, r.err);
+  cli_free(&r);
+  snprintf(a, sizeof a, "%s/five_default.csv", dir1);
   MR_CHECK(mr_test_files_equal(a, alone));
 
   char err[512];
