@@ -283,9 +283,16 @@ static void test_delassus(void) {
       for (int a = 0; a < nv; a++) s += J[(size_t)i * nv + a] * AJ[(size_t)j * nv + a];
       MR_CHECK_NEAR(p.G[i * n + j], s, 1e-12 * (1 + fabs(s)));
     }
-  /* opt.max_iter 0 (the default): the solver's own cap */
+  /* opt.max_iter 0 (the default): the solver's own cap, and a hand-over to pgs at most
+   * pgs's; a cap the user sets is both */
   MR_CHECK(p.tol == d->opt.tol && d->opt.max_iter == 0 &&
            p.max_iter == mr_solver_max_iter(mr_solver_index(d)));
+  MR_CHECK(p.pgs_max_iter == mr_solver_max_iter(mr_solver_find("pgs")));
+  MR_CHECK(mr_solver_max_iter(mr_solver_find("newton")) > mr_solver_max_iter(mr_solver_find("pgs")));
+  d->opt.max_iter = 37;
+  mr_problem p37;
+  MR_REQUIRE(mr_delassus_build(m, d, r, v_free, &p37) == 0);
+  MR_CHECK(p37.max_iter == 37 && p37.pgs_max_iter == 37);
   free(M), free(J), free(AJ);
   mr_data_free(d);
   mr_model_free(m);

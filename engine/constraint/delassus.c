@@ -148,6 +148,8 @@ static void mr_problem_fill(const mr_model *m, const mr_data *d, const mr_rows *
   p->tol = d->opt.tol > 0 ? d->opt.tol : 1e-8;
   int cap = d->opt.max_iter > 0 ? d->opt.max_iter : mr_solver_max_iter(mr_solver_index(d));
   p->max_iter = cap < 1 ? 1 : (cap > MR_MAX_ITER_CAP ? MR_MAX_ITER_CAP : cap);
+  int pgs_cap = d->opt.max_iter > 0 ? p->max_iter : mr_solver_max_iter(mr_solver_find("pgs"));
+  p->pgs_max_iter = pgs_cap < p->max_iter ? pgs_cap : p->max_iter;
 }
 
 /* Whether G pays for itself with a solver that can work without it. A sweep in the velocity
@@ -399,6 +401,7 @@ static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, m
   memcpy(out->lambda, warm, n * sizeof(double));
   mr_problem q = *p;
   q.max_iter = p->max_iter > out->iters ? p->max_iter - out->iters : 1;
+  if (p->pgs_max_iter > 0 && q.max_iter > p->pgs_max_iter) q.max_iter = p->pgs_max_iter;
   mr_solver_out fb = {.lambda = out->lambda, .c = out->c,
                       .history = out->history ? out->history + out->iters : NULL};
   pgs->solve(&q, &fb, d);

@@ -800,7 +800,8 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
     }
   }
   if (island_pgs && r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
-    if (mr_newton_island_pgs(s, warm, out, &r, p->max_iter) < 0) r.status = MR_SOLVER_FAILED;
+    if (mr_newton_island_pgs(s, warm, out, &r, p->pgs_max_iter > 0 ? p->pgs_max_iter : p->max_iter) < 0)
+      r.status = MR_SOLVER_FAILED;
     else r.pgs_done = 1;
   }
   mr_newton_history(out, r.iters, r.residual, filled);
