@@ -286,9 +286,10 @@ static PyObject *py_solvers(PyObject *self, PyObject *unused) {
   PyObject *list = PyList_New(0);
   for (int i = 0; list && i < mr_solver_count(); i++) {
     char hotkey[2] = {mr_solver_hotkey(i), 0};
-    PyObject *entry = Py_BuildValue("{s:s,s:s,s:s,s:O}", "name", mr_solver_name(i), "hotkey", hotkey,
-                                    "description", mr_solver_description(i), "default",
-                                    i == mr_solver_default() ? Py_True : Py_False);
+    PyObject *entry = Py_BuildValue("{s:s,s:s,s:s,s:O,s:i}", "name", mr_solver_name(i), "hotkey",
+                                    hotkey, "description", mr_solver_description(i), "default",
+                                    i == mr_solver_default() ? Py_True : Py_False, "max_iter",
+                                    mr_solver_max_iter(i));
     if (!entry || PyList_Append(list, entry) < 0) Py_CLEAR(list);
     Py_XDECREF(entry);
   }
@@ -321,7 +322,7 @@ static PyMethodDef module_methods[] = {
      "index or a name."},
     {"solvers", py_solvers, METH_NOARGS,
      "solvers() -> list of dict\n\nThe contact solver registry: name, viewer hotkey, description,\n"
-     "and whether it is the default."},
+     "whether it is the default, and max_iter, its iteration cap while d.opt.max_iter is 0."},
     {"name2id", FASTCALL(mr_py_name2id),
      "name2id(m, kind, name) -> int\n\nThe id of the named object of a kind ('body', 'joint',\n"
      "'geom', 'site', 'camera', 'light', 'mesh', 'material', 'texture', 'actuator',\n"

@@ -71,7 +71,11 @@ def test_settings_switch_at_run_time(paths):
     assert len(names) == 10 and "pgs" in names and "sap" in names and "newton" in names
     assert sum(s["default"] for s in moreau.solvers()) == 1
     default = [s["name"] for s in moreau.solvers() if s["default"]][0]
+    # each solver's own cap applies while opt.max_iter is 0, the default
+    caps = {s["name"]: s["max_iter"] for s in moreau.solvers()}
+    assert caps["newton"] == 500 and caps["pgs"] == 100
     plain, switched = moreau.Data(m), moreau.Data(m)
+    assert plain.opt.max_iter == 0
     moreau.step(m, plain, 150)
     moreau.step(m, switched, 150)
     np.testing.assert_array_equal(plain.qpos, switched.qpos)
