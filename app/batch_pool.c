@@ -147,10 +147,10 @@ static void result_status(mr_batch_result *r, int exit_status, const mr_sim_stat
 }
 
 /* A worker's data, kept from job to job while they share a model: creating one per job
- * zeroed its whole arena (13 MB for MuJoCo's humanoid) every time, as long as a
- * thousand-step job takes to run. Reused, it starts each job as a new one does: the
- * model's options, then mr_sim_execute's reset of the state; the arena is per-step
- * scratch that no step reads before writing. */
+ * zeroed its whole arena (sized for the worst contact count) every time, which cost as
+ * much as a short job's steps. Reused, it starts each job as a new one does: the model's
+ * options, then mr_sim_execute's reset of the state; the arena is per-step scratch that
+ * no step reads before writing. */
 typedef struct worker_data {
   const mr_model *m;
   mr_data *d;

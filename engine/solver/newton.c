@@ -785,7 +785,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
  * (or the warm start, when that is better). Where Newton stops short, pgs takes
  * MR_NEWTON_PGS_SWEEPS sweeps from the warm start and Newton starts again from its point,
  * linearized in that point's zones as from a warm start; what is left of the cap then goes
- * to pgs. */
+ * to pgs, at most p->pgs_max_iter sweeps. */
 static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, double *restart,
                                                mr_solver_out *out, int *filled) {
   const mr_problem *p = s->p;
@@ -800,8 +800,8 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
     }
   }
   if (island_pgs && r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
-    if (mr_newton_island_pgs(s, warm, out, &r, p->pgs_max_iter > 0 ? p->pgs_max_iter : p->max_iter) < 0)
-      r.status = MR_SOLVER_FAILED;
+    int sweeps = p->pgs_max_iter > 0 ? p->pgs_max_iter : p->max_iter;
+    if (mr_newton_island_pgs(s, warm, out, &r, sweeps) < 0) r.status = MR_SOLVER_FAILED;
     else r.pgs_done = 1;
   }
   mr_newton_history(out, r.iters, r.residual, filled);

@@ -27,11 +27,11 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow);
   "stiffness and damping ratio (critically damped by default: no rebound)"
 
 /* Iteration caps when d->opt.max_iter is 0 (the default). A Newton iteration is a
- * factorization and a line search, where the other solvers' are sweeps, and newton's rare
- * hard steps (a pile or Clutter whose objects slide and stick, humanoid100's tangled
- * limbs) converge between 100 and 250 of them: cut off at 100 such a step ended
- * unconverged, handed to pgs, which cost more than finishing it, and left the next step a
- * worse warm start (README, design section: figures). */
+ * factorization and a line search, where the other solvers' are sweeps. newton's rare
+ * hard steps (a pile or a bin of objects sliding and sticking as they settle) are slow
+ * solves, not stalls (the stall test hands those to pgs): cut off at the sweeping
+ * solvers' cap such a step ended unconverged in pgs, which cost more than finishing it and
+ * left the next step a worse warm start (README, design section, for the measurements). */
 #define MR_MAX_ITER 100
 #define MR_NEWTON_MAX_ITER 500
 

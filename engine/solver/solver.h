@@ -89,9 +89,9 @@ typedef struct mr_problem {
   int max_iter;         /* iteration cap */
   /* sweeps a solver handing (part of) a step to pgs gives it at most, within what is left
    * of max_iter: pgs's own cap, or the user's when opt.max_iter is set (0: max_iter).
-   * newton's cap counts Newton iterations, whose hard steps need hundreds; pgs's sweeps on
-   * an island Newton could not finish stall long before, and a heap too large for Newton
-   * (pile200 falling) spent 500 of them a step for little */
+   * newton's cap counts Newton iterations, of which a hard step needs many; pgs's sweeps on
+   * an island Newton could not finish stall long before that many, and a heap too large
+   * for Newton would spend them all on every step for little */
   int pgs_max_iter;
 } mr_problem;
 
