@@ -199,6 +199,15 @@ static void test_bad_input(void) {
   expect_bad_input("info /nonexistent/dir/robot.xml --json", "moreau: /nonexistent/dir/robot.xml");
 }
 
+/* Whether `moreau solvers`' line of the named solver holds text. */
+static int solver_line_has(const char *out, const char *solver, const char *text) {
+  char key[32];
+  snprintf(key, sizeof key, "\n%s ", solver);
+  const char *line = strstr(out, key), *end = line ? strchr(line + 1, '\n') : NULL;
+  const char *at = line ? strstr(line, text) : NULL;
+  return at && end && at < end;
+}
+
 static void test_help_version_solvers(void) {
   cli_result r = cli_run("--help");
   MR_CHECK(r.status == 0);
@@ -223,10 +232,8 @@ static void test_help_version_solvers(void) {
   /* each solver's own iteration cap: a Newton iteration is a factorization, the others' a
    * sweep (registry.c) */
   MR_CHECK(strstr(r.out, "max-iter") != NULL);
-  const char *newton = strstr(r.out, "\nnewton ");
-  MR_CHECK(newton && strstr(newton, " 500 ") != NULL && strstr(newton, " 500 ") < strchr(newton + 1, '\n'));
-  const char *pgs = strstr(r.out, "\npgs ");
-  MR_CHECK(pgs && strstr(pgs, " 100 ") != NULL && strstr(pgs, " 100 ") < strchr(pgs + 1, '\n'));
+  MR_CHECK(solver_line_has(r.out, "newton", " 500 "));
+  MR_CHECK(solver_line_has(r.out, "pgs", " 100 "));
   cli_free(&r);
 }
 
