@@ -209,12 +209,10 @@ static double mr_newton_circle(const mr_depth_pair *p, const double e[3], double
         taken = 1;
         break;
       }
-      if (k == 0 && fabs(th) > MR_KINK_PROBE) {
-        double tiny = copysign(MR_KINK_PROBE, th), nn[3];
-        mr_scale3(nn, n, cos(tiny));
-        mr_addscl3(nn, t, sin(tiny));
-        mr_normalize3(nn);
-        if (mr_gap(p, nn, 0, 0) > f) break;
+      if (k == 0) { /* along the circle's tangent: off it by the probe squared, nothing */
+        double u[3];
+        mr_scale3(u, t, th);
+        if (mr_uphill(p, n, f, u)) break;
       }
       th *= 0.5;
     }
