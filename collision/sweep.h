@@ -5,10 +5,10 @@
  * and a heap's next contacts could turn it deeper still. The pair's detection margin is
  * therefore widened by a bound on how far the two geoms can close within the step,
  * dt (|v1 - v2| + |w1| r1 + |w2| r2), v the velocities of their centres, w their bodies'
- * angular velocities, r their bounding radii. A contact found so at a gap is an ordinary row whose bias is the
- * gap over dt (constraint.h): it pushes only as much as keeps the gap from closing past
- * zero within the step, so the body lands on the surface instead of in it, and a pair
- * that separates is left alone. Bodies at rest widen nothing.
+ * angular velocities, r their bounding radii. A contact found so at a gap is an ordinary
+ * row whose bias is the gap over dt (constraint.h): it pushes only as much as keeps the
+ * gap from closing past zero within the step, so the body lands on the surface instead of
+ * in it, and a pair that separates is left alone. Bodies at rest widen nothing.
  *
  * Box2D keeps a fixed speculative distance; this one follows the velocities, so that a
  * fast body needs no tuning and a resting pile gets no extra rows. The broadphase grows

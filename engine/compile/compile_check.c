@@ -302,8 +302,10 @@ int mr_compile_check_model(mr_compiler *c, mr_model *m) {
       return MR_FAIL(sb->src, "body '%s' has a non-finite mass or inertia", name);
     if (mr_check_moments(c, sb->src, name, m->body_inertia + 3 * b)) return -1;
     if (m->body_dofnum[b] > 0 && !(m->body_subtreemass[b] > 0))
-      return sb->skipped ? MR_FAIL(sb->src, "body '%s' has joints but no mass (its <%s> is outside "
-                                            "the supported MJCF subset and was skipped)", name, sb->skipped)
+      return sb->skipped ? MR_FAIL(sb->src,
+                                   "body '%s' has joints but no mass (its <%s> is outside the "
+                                   "supported MJCF subset and was skipped)",
+                                   name, sb->skipped)
                          : MR_FAIL(sb->src, "body '%s' has joints but no mass", name);
   }
   return mr_check_keys(c, m);

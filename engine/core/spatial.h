@@ -47,7 +47,6 @@ static inline void mr_cross_motion(double r[6], const double v[6], const double 
   r[5] = v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0];
 }
 
-/* Force cross product r = v x* f (dual of the motion cross product). */
 /* Linear velocity at point p of a rigid motion v = (w, v_o) whose linear part is that of
  * point o: v_o + w x (p - o). */
 static inline void mr_motion_point_velocity(double r[3], const double v[6], const double p[3],
@@ -58,6 +57,7 @@ static inline void mr_motion_point_velocity(double r[3], const double v[6], cons
   mr_add3(r, v + 3, turn);
 }
 
+/* Force cross product r = v x* f (dual of the motion cross product). */
 static inline void mr_cross_force(double r[6], const double v[6], const double f[6]) {
   r[0] = v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4];
   r[1] = v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5];

@@ -77,7 +77,8 @@ void mr_rne_post_constraint(const mr_model *m, mr_data *d) {
 
 /* Linear velocity of body b's com (world). */
 static void mr_com_velocity(const mr_model *m, const mr_data *d, int b, double v[3]) {
-  mr_motion_point_velocity(v, d->cvel + 6 * b, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+  mr_motion_point_velocity(v, d->cvel + 6 * b, d->xipos + 3 * b,
+                           d->subtree_com + 3 * m->body_rootid[b]);
 }
 
 /* L += mass (x - c) x (v - vc): the momentum of a point mass about c, relative to vc. */
