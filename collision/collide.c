@@ -22,6 +22,7 @@
 #include "band.h"
 #include "broadphase.h"
 #include "contact.h"
+#include "depth_cache.h"
 #include "filter.h"
 #include "narrowphase.h"
 #include "persist.h"
@@ -33,6 +34,7 @@ typedef struct collide_ctx {
   mr_filter filter;
   mr_band band;
   mr_sweep sweep;
+  mr_depth_cache depth;
 } collide_ctx;
 
 int mr_contact_capacity(const mr_model *m) {
@@ -48,7 +50,7 @@ size_t mr_collide_arena_size(const mr_model *m) {
   size_t keys = 2 * (size_t)(m->npair + m->nexclude) * 8 + 4 * 64; /* and a sort's scratch */
   int maxcon = mr_contact_capacity(m);
   return keys + mr_broadphase_arena_size(m) + mr_contact_persist_arena_size(maxcon) +
-         mr_band_arena_size(maxcon) + mr_sweep_arena_size(m);
+         mr_band_arena_size(maxcon) + mr_sweep_arena_size(m) + mr_depth_cache_arena_size(maxcon);
 }
 
 /* ------------------------------------------------------------------ storing contacts */
@@ -85,7 +87,8 @@ static void collide_auto_pair(void *ctx, int g1, int g2) {
   if (!mr_filter_geoms(&c->filter, g1, g2)) return;
   mr_contact_point pts[MR_MAX_MANIFOLD];
   double margin = mr_band_margin(&c->band, g1, g2, mr_contact_margin_auto(m, g1, g2));
-  int n = mr_narrowphase(m, c->d, g1, g2, margin + mr_sweep_margin(&c->sweep, g1, g2), pts);
+  double widened = margin + mr_sweep_margin(&c->sweep, g1, g2);
+  int n = mr_narrowphase_cached(m, c->d, g1, g2, widened, &c->depth, pts);
   if (n > 0) n = mr_sweep_keep(&c->sweep, c->d, g1, g2, margin, pts, n);
   if (n <= 0) return;
   mr_contact params;
@@ -103,7 +106,7 @@ static void collide_explicit_pairs(collide_ctx *c) {
     double widened = margin + mr_sweep_margin(&c->sweep, g1, g2);
     if (!mr_geom_aabbs_near(m, c->d, g1, g2, widened)) continue;
     mr_contact_point pts[MR_MAX_MANIFOLD];
-    int n = mr_narrowphase(m, c->d, g1, g2, widened, pts);
+    int n = mr_narrowphase_cached(m, c->d, g1, g2, widened, &c->depth, pts);
     if (n > 0) n = mr_sweep_keep(&c->sweep, c->d, g1, g2, margin, pts, n);
     if (n <= 0) continue;
     mr_contact params;
@@ -122,6 +125,7 @@ static void collide_roll(mr_data *d) {
   d->ncon_prev = n;
   d->ncon = 0;
   d->ncon_dropped = 0;
+  d->npair_anchored = 0;
 }
 
 void mr_collide(const mr_model *m, mr_data *d) {
@@ -131,6 +135,7 @@ void mr_collide(const mr_model *m, mr_data *d) {
   size_t mark = mr_arena_mark(d);
   if (mr_band_init(&c.band, m, d)) d->warning_count++;
   if (mr_sweep_init(&c.sweep, m, d)) d->warning_count++;
+  if (mr_depth_cache_begin(&c.depth, d)) d->warning_count++;
   /* An exhausted arena is a sizing bug (mr_collide_arena_size): count it, never crash. */
   if (mr_filter_init(&c.filter, m, d) == 0) {
     collide_explicit_pairs(&c);
@@ -138,6 +143,7 @@ void mr_collide(const mr_model *m, mr_data *d) {
   } else {
     d->warning_count++;
   }
+  mr_depth_cache_end(&c.depth, d);
   if (mr_contact_persist(m, d)) d->warning_count++;
   mr_arena_restore(d, mark);
 }

@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "engine/core/mr_math.h"
+#include "depth_cache.h"
 #include "shape.h"
 
 #if !defined(CCD_DOUBLE)
@@ -357,8 +358,11 @@ void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3
   mr_point_set(out, p, n, -depth, 0);
 }
 
-int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
-                            mr_contact_point *out) {
+/* The general path's point while the pair's cores are apart (GJK, exact): returns 1 with
+ * the point, 0 if the pair lies beyond the margin, -1 if they overlap (a penetration
+ * search is needed). */
+static int mr_convex_apart(const mr_shape *a, const mr_shape *b, double margin,
+                           mr_contact_point *out) {
   mr_gjk_set ga, gb;
   double ra, rb, pa[3], pb[3], d0[3];
   mr_gjk_set_make(a, &ga, &ra);
@@ -366,26 +370,50 @@ int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
   mr_sub3(d0, b->pos, a->pos);
   double dist = mr_gjk_distance(&ga, &gb, d0, margin + ra + rb, pa, pb);
   double tiny = 1e-10 * fmax(1e-3, a->rbound + b->rbound);
-  if (dist > tiny) { /* the (cores are) apart: exact */
-    double n[3];
-    mr_sub3(n, pb, pa);
-    mr_scale3(n, n, 1.0 / dist);
-    double sd = dist - ra - rb;
-    if (sd > margin) return 0;
-    mr_addscl3(pa, n, ra);
-    mr_point_set(out, pa, n, sd, 0);
+  if (!(dist > tiny)) return -1;
+  double n[3];
+  mr_sub3(n, pb, pa);
+  mr_scale3(n, n, 1.0 / dist);
+  double sd = dist - ra - rb;
+  if (sd > margin) return 0;
+  mr_addscl3(pa, n, ra);
+  mr_point_set(out, pa, n, sd, 0);
+  return 1;
+}
+
+/* The general path's single point; anchors its search in cache (when given) and answers
+ * from the anchor while its bound holds (depth_cache.h). */
+static int mr_convex_point_cached(const mr_shape *a, const mr_shape *b, double margin,
+                                  mr_depth_cache *cache, int ga, int gb, mr_contact_point *out) {
+  double gap, n[3];
+  if (cache && mr_depth_cache_reuse(cache, ga, gb, a, b, &gap, n)) {
+    if (-gap > margin) return 0;
+    mr_penetration_point(a, b, n, gap, out);
     return 1;
   }
-  double depth, n[3];
-  if (mr_mpr_depth(a, b, &depth, n) != 0) return 0;
-  if (-depth > margin) return 0;
-  mr_penetration_point(a, b, n, depth, out);
+  int apart = mr_convex_apart(a, b, margin, out);
+  if (apart > 0 && cache) mr_depth_cache_store(cache, ga, gb, a, b, -out->dist, out->normal);
+  if (apart >= 0) return apart;
+  if (mr_mpr_depth(a, b, &gap, n) != 0) return 0;
+  if (cache) mr_depth_cache_store(cache, ga, gb, a, b, gap, n);
+  if (-gap > margin) return 0;
+  mr_penetration_point(a, b, n, gap, out);
   return 1;
+}
+
+int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin,
+                            mr_contact_point *out) {
+  return mr_convex_point_cached(a, b, margin, NULL, -1, -1, out);
 }
 
 int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin,
                       mr_contact_point *out) {
+  return mr_collide_convex_cached(a, b, margin, NULL, -1, -1, out);
+}
+
+int mr_collide_convex_cached(const mr_shape *a, const mr_shape *b, double margin,
+                             mr_depth_cache *cache, int ga, int gb, mr_contact_point *out) {
   mr_contact_point deepest;
-  if (!mr_collide_convex_point(a, b, margin, &deepest)) return 0;
+  if (!mr_convex_point_cached(a, b, margin, cache, ga, gb, &deepest)) return 0;
   return mr_manifold(a, b, &deepest, margin, out);
 }

@@ -66,20 +66,27 @@ static int mr_narrowphase_hfield(const mr_model *m, const mr_data *d, int g1, in
   return n;
 }
 
-int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
-                   mr_contact_point out[MR_MAX_MANIFOLD]) {
+int mr_narrowphase_cached(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
+                          struct mr_depth_cache *cache, mr_contact_point out[MR_MAX_MANIFOLD]) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 < 0 || t2 < 0 || t1 >= MR_GEOM_NTYPES || t2 >= MR_GEOM_NTYPES) return 0;
   if (t1 == MR_GEOM_HFIELD || t2 == MR_GEOM_HFIELD) return mr_narrowphase_hfield(m, d, g1, g2, margin, out);
   int swap = t1 > t2;
   mr_collide_fn fn = swap ? mr_collide_table[t2][t1] : mr_collide_table[t1][t2];
   if (!fn) return 0;
+  int ga = swap ? g2 : g1, gb = swap ? g1 : g2;
   mr_shape a, b;
-  mr_shape_make(m, d, swap ? g2 : g1, &a);
-  mr_shape_make(m, d, swap ? g1 : g2, &b);
+  mr_shape_make(m, d, ga, &a);
+  mr_shape_make(m, d, gb, &b);
   if (mr_bounds_apart(&a, &b, margin)) return 0;
-  int n = fn(&a, &b, margin, out);
+  int n = fn == mr_collide_convex && cache ? mr_collide_convex_cached(&a, &b, margin, cache, ga, gb, out)
+                                           : fn(&a, &b, margin, out);
   if (swap)
     for (int i = 0; i < n; i++) mr_scale3(out[i].normal, out[i].normal, -1);
   return n;
+}
+
+int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
+                   mr_contact_point out[MR_MAX_MANIFOLD]) {
+  return mr_narrowphase_cached(m, d, g1, g2, margin, NULL, out);
 }

@@ -34,6 +34,12 @@ typedef struct mr_contact_point {
 int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
                    mr_contact_point out[MR_MAX_MANIFOLD]);
 
+/* The same within a step of the pipeline: penetrations of the general path are taken from
+ * their anchors in cache while the accuracy bound holds (depth_cache.h). */
+struct mr_depth_cache;
+int mr_narrowphase_cached(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
+                          struct mr_depth_cache *cache, mr_contact_point out[MR_MAX_MANIFOLD]);
+
 /* World-frame axis-aligned bounding box of geom g (planes: infinite in their plane's
  * directions, +-HUGE_VAL). */
 void mr_geom_aabb(const mr_model *m, const mr_data *d, int g, double lo[3], double hi[3]);

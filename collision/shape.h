@@ -100,6 +100,12 @@ int mr_collide_box_box(const mr_shape *a, const mr_shape *b, double margin, mr_c
 int mr_collide_convex_point(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
 /* The general path plus a face-clipped manifold (manifold.c) for flat contact. */
 int mr_collide_convex(const mr_shape *a, const mr_shape *b, double margin, mr_contact_point *out);
+/* The same for geoms ga, gb of a stepping mr_data: a penetration is taken from the pair's
+ * anchor in cache while its accuracy bound holds, else searched and anchored
+ * (depth_cache.h). */
+struct mr_depth_cache;
+int mr_collide_convex_cached(const mr_shape *a, const mr_shape *b, double margin,
+                             struct mr_depth_cache *cache, int ga, int gb, mr_contact_point *out);
 
 /* The contact point of a penetration of the given depth along n (a to b): the witness of
  * the side whose support point is unique (curved), else the midpoint of both support points. */

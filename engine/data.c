@@ -6,6 +6,7 @@
 
 #include "engine/core/arena.h"
 #include "collision/collide.h"
+#include "collision/depth_cache.h"
 #include "engine/constraint/constraint.h"
 #include "moreau.h"
 
@@ -87,6 +88,7 @@ static size_t mr_arena_size(const mr_model *m, int constraints) {
   X(sensordata, double, m->nsensordata)            \
   X(contact, mr_contact, maxcon)                   \
   X(contact_prev, mr_contact, maxcon)              \
+  X(depth_anchor, mr_depth_anchor, 2 * maxcon)     \
   X(limit_impulse, double, 2 * m->njnt)            \
   X(solver_history, double, MR_MAX_ITER_CAP)
 

@@ -592,7 +592,13 @@ typedef struct mr_data {
   int ncon_dropped;         /* contacts dropped this step for lack of capacity */
   int ncon_degenerate;      /* contacts dropped this step: the mechanism cannot move along
                                their normal (engine/constraint/degenerate.c) */
+  int npair_anchored;       /* geom pairs whose penetration this step came from an earlier
+                               step's search, within its accuracy bound
+                               (collision/depth_cache.h) */
   unsigned next_contact_id;
+  struct mr_depth_anchor *depth_anchor; /* 2 maxcon: penetrations kept for the next steps
+                                           (collision/depth_cache.h), two generations */
+  int ndepth_anchor, depth_anchor_gen; /* the last generation's count and half */
   double *limit_impulse;    /* njnt x2: last step's impulse of each joint-limit side (lower,
                                upper), the limits' warm start */
 
