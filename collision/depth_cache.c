@@ -76,7 +76,7 @@ int mr_depth_cache_reuse(mr_depth_cache *c, int ga, int gb, const mr_shape *a, c
   const mr_depth_anchor *an = depth_find(c, ga, gb);
   if (!an) return 0;
   double drift = depth_shape_drift(an, 0, a) + depth_shape_drift(an, 1, b);
-  if (2 * drift > MR_DEPTH_DRIFT * depth_scale(a, b)) return 0;
+  if (!(2 * drift <= MR_DEPTH_DRIFT * depth_scale(a, b))) return 0; /* NaN poses: search */
   double pa[3], pb[3], m[3];
   mr_scale3(m, an->normal, -1);
   mr_shape_support(a, an->normal, pa);
