@@ -16,7 +16,9 @@ static uint64_t depth_pair_key(int ga, int gb) {
   return (uint64_t)(uint32_t)ga << DEPTH_GEOM_BITS | (uint32_t)gb;
 }
 
-size_t mr_depth_cache_arena_size(int maxcon) { return 2 * (size_t)maxcon * sizeof(uint64_t) + 2 * 64; }
+size_t mr_depth_cache_arena_size(int maxcon) {
+  return 2 * (size_t)maxcon * sizeof(uint64_t) + 2 * 64;
+}
 
 int mr_depth_cache_begin(mr_depth_cache *c, mr_data *d) {
   memset(c, 0, sizeof *c);

@@ -79,8 +79,9 @@ int mr_narrowphase_cached(const mr_model *m, const mr_data *d, int g1, int g2, d
   mr_shape_make(m, d, ga, &a);
   mr_shape_make(m, d, gb, &b);
   if (mr_bounds_apart(&a, &b, margin)) return 0;
-  int n = fn == mr_collide_convex && cache ? mr_collide_convex_cached(&a, &b, margin, cache, ga, gb, out)
-                                           : fn(&a, &b, margin, out);
+  int n = fn == mr_collide_convex && cache
+              ? mr_collide_convex_cached(&a, &b, margin, cache, ga, gb, out)
+              : fn(&a, &b, margin, out);
   if (swap)
     for (int i = 0; i < n; i++) mr_scale3(out[i].normal, out[i].normal, -1);
   return n;

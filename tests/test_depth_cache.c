@@ -19,7 +19,8 @@ static const char *lying_cylinder =
     "<mujoco><option timestep='0.002'/><worldbody>"
     "<geom name='table' type='box' size='0.2 0.2 0.05'/>"
     "<body name='cyl' pos='0 0 0.089'><freejoint/>"
-    "<geom name='roller' type='cylinder' size='0.04 0.06' quat='0.7071067811865476 0.7071067811865476 0 0'/>"
+    "<geom name='roller' type='cylinder' size='0.04 0.06'"
+    " quat='0.7071067811865476 0.7071067811865476 0 0'/>"
     "</body></worldbody></mujoco>";
 
 /* The smallest distance among the contacts of pair (g1, g2), in either order (HUGE_VAL if
@@ -80,7 +81,8 @@ static void test_lying_cylinder(void) {
   mr_forward(m, d); /* anchored at this pose */
   MR_CHECK(d->npair_anchored == 1);
   double th = 10 * tol / m->geom_rbound[roller];
-  double q[4] = {d->qpos[3], d->qpos[4], d->qpos[5], d->qpos[6]}, r[4] = {cos(th / 2), 0, 0, sin(th / 2)};
+  double q[4] = {d->qpos[3], d->qpos[4], d->qpos[5], d->qpos[6]};
+  double r[4] = {cos(th / 2), 0, 0, sin(th / 2)};
   d->qpos[3] = r[0] * q[0] - r[3] * q[3];
   d->qpos[4] = r[0] * q[1] - r[3] * q[2];
   d->qpos[5] = r[0] * q[2] + r[3] * q[1];
@@ -114,7 +116,8 @@ static void test_pile(void) {
       const mr_contact *c = &fresh->contact[i];
       int t1 = m->geom_type[c->geom1], t2 = m->geom_type[c->geom2];
       int is_general = t1 == MR_GEOM_CYLINDER || t2 == MR_GEOM_CYLINDER;
-      double mine = pair_min_dist(d, c->geom1, c->geom2), theirs = pair_min_dist(fresh, c->geom1, c->geom2);
+      double mine = pair_min_dist(d, c->geom1, c->geom2);
+      double theirs = pair_min_dist(fresh, c->geom1, c->geom2);
       if (c->dist != theirs) continue; /* the pair's deepest point only */
       if (is_general && theirs < 0) general++;
       double err = fabs(mine - theirs), tol = pair_tolerance(m, c->geom1, c->geom2);

@@ -85,11 +85,11 @@
  * the warm point that step is a projected Jacobi step of length 1 / (eps G_ii): a small
  * eps overshoots where contacts are coupled (a stack's faces) and throws an answer that
  * met the tolerance back out of it, to be solved again; at 0.5 the step is damped and
- * mostly stays within it. A warm start within MR_NEWTON_REST_KEEP of the tolerance is the
- * answer as it stands (a resting object or stack whose impulses were converged further
- * than asked): the proximal step would cost a second evaluation of the island to improve
- * what already stands ten times below the tolerance, and the impulses are taken up again
- * by it once they drift above that. */
+ * mostly stays within it. A warm start at or below MR_NEWTON_REST_KEEP times the
+ * tolerance skips that step and is the answer as it stands (a resting object or stack
+ * whose impulses converged further than asked): the step would cost a second evaluation
+ * of the island to improve what already stands ten times below the tolerance, and it
+ * takes the impulses up again once they drift above that. */
 #define MR_NEWTON_EPS 1.0
 #define MR_NEWTON_EPS_REST 0.5
 #define MR_NEWTON_REST_KEEP 0.1
@@ -729,12 +729,13 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
                             int *filled) {
   const mr_problem *p = s->p;
   const int first = r->iters; /* the stall test's windows count from here */
-  /* a start within the tolerance, but not well within it, is projected once more at
-   * MR_NEWTON_EPS_REST: a proximal step, so that the impulses of a body at rest keep
-   * converging from step to step instead of staying wherever they first met the
+  /* a start within the tolerance but above MR_NEWTON_REST_KEEP of it is projected once
+   * more at MR_NEWTON_EPS_REST: a proximal step, so that the impulses of a body at rest
+   * keep converging from step to step instead of staying wherever they first met the
    * tolerance */
   double res = mr_newton_start_point(s, from), checkpoint = INFINITY;
-  if (res <= p->tol && res > MR_NEWTON_REST_KEEP * p->tol) res = mr_newton_soften(s, MR_NEWTON_EPS_REST);
+  if (res <= p->tol && res > MR_NEWTON_REST_KEEP * p->tol)
+    res = mr_newton_soften(s, MR_NEWTON_EPS_REST);
   double res_from = res;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   int proximal = 0;  /* a proximal step since the last stall check */
