@@ -4,11 +4,6 @@
 #include "engine/core/arena.h"
 #include "filter.h"
 
-static uint64_t band_key(int g1, int g2) {
-  if (g1 > g2) { int t = g1; g1 = g2; g2 = t; }
-  return (uint64_t)(uint32_t)g1 << 32 | (uint32_t)g2;
-}
-
 size_t mr_band_arena_size(int maxcon) { return 2 * (size_t)maxcon * sizeof(uint64_t) + 2 * 64; }
 
 int mr_band_init(mr_band *b, const mr_model *m, mr_data *d) {
@@ -16,27 +11,18 @@ int mr_band_init(mr_band *b, const mr_model *m, mr_data *d) {
   b->n = 0;
   b->keys = d->ncon_prev > 0 ? mr_arena_alloc(d, (size_t)d->ncon_prev * sizeof(uint64_t)) : NULL;
   if (!b->keys) return d->ncon_prev > 0 ? -1 : 0;
-  size_t mark = mr_arena_mark(d);
-  uint64_t *scratch = mr_arena_alloc(d, (size_t)d->ncon_prev * sizeof(uint64_t));
-  if (!scratch) return -1;
   for (int i = 0; i < d->ncon_prev; i++)
-    b->keys[i] = band_key(d->contact_prev[i].geom1, d->contact_prev[i].geom2);
-  mr_sort_keys(b->keys, scratch, d->ncon_prev);
-  mr_arena_restore(d, mark);
+    b->keys[i] = mr_filter_key(d->contact_prev[i].geom1, d->contact_prev[i].geom2);
+  if (mr_sort_keys_arena(d, b->keys, d->ncon_prev)) return -1;
   for (int i = 0; i < d->ncon_prev; i++) /* unique pairs */
     if (b->n == 0 || b->keys[b->n - 1] != b->keys[i]) b->keys[b->n++] = b->keys[i];
   return 0;
 }
 
 static int band_continues(const mr_band *b, int g1, int g2) {
-  uint64_t key = band_key(g1, g2);
-  int lo = 0, hi = b->n;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (b->keys[mid] < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < b->n && b->keys[lo] == key;
+  uint64_t key = mr_filter_key(g1, g2);
+  int k = mr_keys_lower_bound(b->keys, b->n, key);
+  return k < b->n && b->keys[k] == key;
 }
 
 /* The smaller positive bounding radius of the two (planes and heightfields have none). */

@@ -386,16 +386,13 @@ static int mr_convex_apart(const mr_shape *a, const mr_shape *b, double margin,
 static int mr_convex_point_cached(const mr_shape *a, const mr_shape *b, double margin,
                                   mr_depth_cache *cache, int ga, int gb, mr_contact_point *out) {
   double gap, n[3];
-  if (cache && mr_depth_cache_reuse(cache, ga, gb, a, b, &gap, n)) {
-    if (-gap > margin) return 0;
-    mr_penetration_point(a, b, n, gap, out);
-    return 1;
+  if (!cache || !mr_depth_cache_reuse(cache, ga, gb, a, b, &gap, n)) {
+    int apart = mr_convex_apart(a, b, margin, out);
+    if (apart > 0 && cache) mr_depth_cache_store(cache, ga, gb, a, b, -out->dist, out->normal);
+    if (apart >= 0) return apart;
+    if (mr_mpr_depth(a, b, &gap, n) != 0) return 0;
+    if (cache) mr_depth_cache_store(cache, ga, gb, a, b, gap, n);
   }
-  int apart = mr_convex_apart(a, b, margin, out);
-  if (apart > 0 && cache) mr_depth_cache_store(cache, ga, gb, a, b, -out->dist, out->normal);
-  if (apart >= 0) return apart;
-  if (mr_mpr_depth(a, b, &gap, n) != 0) return 0;
-  if (cache) mr_depth_cache_store(cache, ga, gb, a, b, gap, n);
   if (-gap > margin) return 0;
   mr_penetration_point(a, b, n, gap, out);
   return 1;

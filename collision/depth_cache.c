@@ -29,12 +29,9 @@ int mr_depth_cache_begin(mr_depth_cache *c, mr_data *d) {
   int n = d->ndepth_anchor;
   if (n <= 0) return 0;
   c->sorted = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
-  size_t mark = mr_arena_mark(d);
-  uint64_t *scratch = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
-  if (!c->sorted || !scratch) return -1;
+  if (!c->sorted) return -1;
   for (int i = 0; i < n; i++) c->sorted[i] = c->prev[i].key << DEPTH_INDEX_BITS | (uint64_t)i;
-  mr_sort_keys(c->sorted, scratch, n);
-  mr_arena_restore(d, mark);
+  if (mr_sort_keys_arena(d, c->sorted, n)) return -1;
   c->nprev = n;
   return 0;
 }
@@ -47,14 +44,9 @@ void mr_depth_cache_end(const mr_depth_cache *c, mr_data *d) {
 
 static const mr_depth_anchor *depth_find(const mr_depth_cache *c, int ga, int gb) {
   uint64_t key = depth_pair_key(ga, gb);
-  int lo = 0, hi = c->nprev;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (c->sorted[mid] >> DEPTH_INDEX_BITS < key) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == c->nprev || c->sorted[lo] >> DEPTH_INDEX_BITS != key) return NULL;
-  return c->prev + (c->sorted[lo] & ((1u << DEPTH_INDEX_BITS) - 1));
+  int k = mr_keys_lower_bound(c->sorted, c->nprev, key << DEPTH_INDEX_BITS);
+  if (k == c->nprev || c->sorted[k] >> DEPTH_INDEX_BITS != key) return NULL;
+  return c->prev + (c->sorted[k] & ((1u << DEPTH_INDEX_BITS) - 1));
 }
 
 /* How far any support plane of s may have moved since the anchor's pose k. */

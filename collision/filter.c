@@ -45,27 +45,36 @@ void mr_sort_keys(uint64_t *keys, uint64_t *scratch, int n) {
   if (from != keys) memcpy(keys, from, (size_t)n * sizeof(uint64_t));
 }
 
-static int keys_contain(const uint64_t *keys, int n, uint64_t key) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (keys[mid] == key) return 1;
-    if (keys[mid] < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
+int mr_sort_keys_arena(mr_data *d, uint64_t *keys, int n) {
+  size_t mark = mr_arena_mark(d);
+  uint64_t *scratch = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
+  if (!scratch) return -1;
+  mr_sort_keys(keys, scratch, n);
+  mr_arena_restore(d, mark);
   return 0;
+}
+
+int mr_keys_lower_bound(const uint64_t *keys, int n, uint64_t key) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int keys_contain(const uint64_t *keys, int n, uint64_t key) {
+  int k = mr_keys_lower_bound(keys, n, key);
+  return k < n && keys[k] == key;
 }
 
 static uint64_t *keys_build(mr_data *d, const int *a, const int *b, int n) {
   if (n == 0) return NULL;
   uint64_t *keys = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
-  size_t mark = mr_arena_mark(d);
-  uint64_t *scratch = mr_arena_alloc(d, (size_t)n * sizeof(uint64_t));
-  if (!keys || !scratch) return NULL;
+  if (!keys) return NULL;
   for (int i = 0; i < n; i++) keys[i] = mr_filter_key(a[i], b[i]);
-  mr_sort_keys(keys, scratch, n);
-  mr_arena_restore(d, mark);
-  return keys;
+  return mr_sort_keys_arena(d, keys, n) ? NULL : keys;
 }
 
 int mr_filter_init(mr_filter *f, const mr_model *m, mr_data *d) {

@@ -51,4 +51,11 @@ static inline uint64_t mr_filter_key(int a, int b) {
  * room for n keys. */
 void mr_sort_keys(uint64_t *keys, uint64_t *scratch, int n);
 
+/* mr_sort_keys with its scratch taken from d's arena and given back. Returns -1 if the arena
+ * is exhausted (the keys are then left unsorted). */
+int mr_sort_keys_arena(mr_data *d, uint64_t *keys, int n);
+
+/* The first position in the ascending keys[0..n) holding a key >= key (n if none). */
+int mr_keys_lower_bound(const uint64_t *keys, int n, uint64_t key);
+
 #endif

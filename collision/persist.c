@@ -33,13 +33,7 @@ typedef struct persist_ctx {
 
 /* First position in keys of the pair's group (or nprev). */
 static int persist_group_start(const persist_ctx *p, uint64_t pair) {
-  int lo = 0, hi = p->nprev;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (p->keys[mid] < pair) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return mr_keys_lower_bound(p->keys, p->nprev, pair);
 }
 
 static int persist_in_group(const persist_ctx *p, int k, uint64_t pair) {
