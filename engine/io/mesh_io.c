@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "assimp_api.h"
 #include "mesh_file_io.h"
 #include "xml.h"
 
@@ -259,6 +260,7 @@ static const struct aiScene *mr_mesh_import(const char *path, mr_mesh_budget *bu
     return NULL;
   }
   if (strcasecmp(mr_mesh_extension(path), ".dae") == 0 && mr_collada_check(path, msg, msglen)) return NULL;
+  if (mr_assimp_load(path, msg, msglen)) return NULL;
   mr_mesh_file_io io;
   mr_mesh_file_io_init(&io, budget->bytes < MR_MESH_MAX_BYTES ? budget->bytes : MR_MESH_MAX_BYTES);
   /* A COLLADA file's <up_axis> is ignored: assimp would otherwise turn Z_UP files into its

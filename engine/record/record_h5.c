@@ -10,7 +10,6 @@
  * (H5F__close_cb): the handler is not installed (H5dont_atexit), so a full disk ends the
  * run with its error line and exit status, never a segfault. */
 #include <errno.h>
-#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -19,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_api.h"
 #include "part_file.h"
 #include "record.h"
 
@@ -318,7 +318,7 @@ static int h5_create(mr_record_h5 *r, const mr_model *m, const mr_data *d) {
 
 mr_record_h5 *mr_record_h5_open(const mr_model *m, const mr_data *d, const char *path, char *err,
                                 int errlen) {
-  H5dont_atexit(); /* see the top of the file; fails harmlessly once the library is up */
+  if (mr_h5_load(path, err, errlen)) return NULL; /* also turns off the exit handler */
   mr_record_h5 *r = calloc(1, sizeof *r);
   if (!r) {
     snprintf(err, (size_t)errlen, "%s: out of memory", path);

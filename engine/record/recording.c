@@ -3,13 +3,13 @@
 #include "recording.h"
 
 #include <errno.h>
-#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/core/file_read.h"
+#include "h5_api.h"
 
 /* Rows x numbers a recording may hold in memory: 256 MiB of doubles. */
 #define MR_RECORDING_MAX_VALUES (32L * 1024 * 1024)
@@ -328,7 +328,7 @@ static int h5_shapes(const char *path, hid_t file, mr_recording *out, int has[2]
 
 static int recording_load_h5(const char *path, const mr_model *m, int last_only,
                              mr_recording *out, char *err, int errlen) {
-  H5dont_atexit(); /* as the writer does (record_h5.c): no exit handler to crash */
+  if (mr_h5_load(path, err, errlen)) return -1; /* and no exit handler, as for the writer */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) {
