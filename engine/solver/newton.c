@@ -33,7 +33,9 @@
  * tree whose rows each move one path from the root (a robot touching the floor) keeps the
  * mass matrix's own pattern and is factored in its layout with no fill
  * (engine/core/tree_ldl.h; contacts across two branches, a hand on a thigh, are left out
- * of it and added with the rank-one terms, three columns each); any other island by block
+ * of it and added with the rank-one terms, three columns each), and so is each tree of an
+ * island that holds a robot, its contacts between trees (an object lying on the robot)
+ * added in the same way; any other island by block
  * Cholesky over trees (tree_cholesky.h): a pile of boxes a block per box with fill only
  * where boxes touch. The low-rank terms are added by the Sherman-Morrison-Woodbury
  * formula (one solve per column, a small dense system; newton_matrix.c). Redundant

@@ -39,10 +39,11 @@ typedef struct mr_newton {
   double alpha;     /* the last line search's step, */
   int descended;    /* and whether it met the Armijo test */
   mr_tree_chol H;
-  /* an island of one tree whose every row moves the dofs of one path from the root (a
-   * robot touching only the floor): Newton's matrix keeps the mass matrix's pattern and is
-   * factored in its layout (engine/core/tree_ldl.h) over the tree's dofs [lo, hi) */
-  int chain, lo, hi;
+  /* an island whose every row but a few contacts' moves the dofs of one path from a root
+   * (a robot touching only the floor, or with an object lying on it): Newton's matrix
+   * keeps the mass matrix's pattern and is factored in its layout, tree by tree
+   * (engine/core/tree_ldl.h); the other contacts (cross) join the low-rank terms */
+  int chain;
   double *Hm, *Hdinv; /* nM, nv */
   unsigned char *cross; /* per contact, with chain: its rows leave one path (a self-contact
                            across branches), so its J^T D J enters by the low-rank solve */
@@ -58,6 +59,17 @@ typedef struct mr_newton {
 } mr_newton;
 
 static inline double *mr_newton_Dc(const mr_newton *s, int k) { return s->D + s->base + 9 * k; }
+
+/* The island's trees one by one, as dof ranges [lo, hi): *a walks its dof list, which holds
+ * whole trees (islands.h). 0 past the last. */
+static inline int mr_newton_next_tree(const mr_newton *s, int *a, int *lo, int *hi) {
+  if (*a >= s->ndof) return 0;
+  int t = s->H.tree_of[s->dof[*a]];
+  *lo = s->H.tree_adr[t];
+  *hi = s->H.tree_adr[t + 1];
+  *a += *hi - *lo;
+  return 1;
+}
 
 /* The island's blocks: its equality and limit rows, then its contacts. */
 static inline int mr_newton_nblock(const mr_newton *s) { return s->nbase + s->ncon; }
@@ -108,7 +120,7 @@ double mr_newton_recentred_step(mr_newton *s);
  * dir = H^-1 dir with the low-rank terms (sliding contacts' friction, contacts across
  * branches of a mass-layout factor). */
 int mr_newton_factor(mr_newton *s);
-/* s->chain, cross, lo and hi for the island just set (its dofs, rows and contacts). */
+/* s->chain and cross for the island just set (its dofs, rows and contacts). */
 void mr_newton_chain_setup(mr_newton *s);
 int mr_newton_factor_valid(const mr_newton *s);
 void mr_newton_solve(mr_newton *s);

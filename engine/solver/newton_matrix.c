@@ -4,8 +4,9 @@
  * the root is factored in the mass matrix's layout (engine/core/tree_ldl.h), where it
  * fills in nothing: a robot on the floor costs what its mass matrix's factor costs, not a
  * dense factor of its dofs. Its few contacts across branches (a hand on a thigh, the legs
- * touching) join the low-rank terms, three columns each. Any other island is factored by
- * tree blocks (tree_cholesky.h). */
+ * touching) join the low-rank terms, three columns each; so do the contacts between trees
+ * of an island that holds a robot (objects lying on it), each tree factored in the layout.
+ * Any other island is factored by tree blocks (tree_cholesky.h). */
 #include <string.h>
 
 #include "dense.h"
@@ -14,9 +15,18 @@
 #include "newton.h"
 
 /* Columns of the low-rank terms (MR_NEWTON_MAX_COLS in all, newton.c) that contacts across
- * branches of a tree factored in the mass layout may take; an island with more is
- * factored by blocks (tree_cholesky.h). */
+ * branches of a tree factored in the mass layout, or between two trees, may take; an
+ * island with more is factored by blocks (tree_cholesky.h). */
 #define MR_NEWTON_MAX_CROSS 24
+
+/* A tree of more dofs than a free body's is articulated (a robot). Factored by blocks, its
+ * diagonal block is dense, a cost of its dofs cubed in every factor and their square in
+ * every solve, where its mass-layout factor costs about its dofs times its depth; an
+ * island that holds one (a robot with objects lying on it) is factored in the mass
+ * layout tree by tree instead, its contacts between trees joining the low-rank terms. A
+ * heap of free bodies keeps the blocks: each body's is small, and a contact between two
+ * of them would cost three low-rank columns. */
+#define MR_NEWTON_FREE_DOFS 6
 
 /* Whether row i's dofs (ascending) lie on one path from a root: each an ancestor of the
  * next. */
@@ -35,8 +45,10 @@ void mr_newton_chain_setup(mr_newton *s) {
   s->chain = 0;
   if (s->group < 0 || s->ndof == 0) return;
   const mr_tree_chol *H = &s->H;
-  int t = H->tree_of[s->dof[0]];
-  if (H->tree_of[s->dof[s->ndof - 1]] != t) return;
+  int single = H->tree_of[s->dof[0]] == H->tree_of[s->dof[s->ndof - 1]], articulated = 0;
+  for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+    articulated |= hi - lo > MR_NEWTON_FREE_DOFS;
+  if (!single && !articulated) return;
   for (int a = 0; a < s->nbase; a++)
     if (!mr_newton_row_on_path(s, s->brow[a])) return;
   int ncross = 0;
@@ -47,8 +59,6 @@ void mr_newton_chain_setup(mr_newton *s) {
   }
   if (3 * ncross > MR_NEWTON_MAX_CROSS) return;
   s->chain = 1;
-  s->lo = H->tree_adr[t];
-  s->hi = H->tree_adr[t + 1];
 }
 
 /* J^T D J of one block of nr rows (a limit or equality is one row, a contact three, written
@@ -127,9 +137,11 @@ int mr_newton_factor(mr_newton *s) {
   const double *qM = s->d->qM;
   if (s->group < 0) return 0; /* no dof: nothing to factor */
   if (s->chain) {
-    int lo = m->dof_Madr[s->lo], hi = s->hi < m->nv ? m->dof_Madr[s->hi] : m->nM;
-    memcpy(s->Hm + lo, qM + lo, (size_t)(hi - lo) * sizeof(double));
-    for (int i = s->lo; i < s->hi; i++) s->Hm[m->dof_Madr[i]] = s->p->Adiag[i];
+    for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);) {
+      int from = m->dof_Madr[lo], to = hi < m->nv ? m->dof_Madr[hi] : m->nM;
+      memcpy(s->Hm + from, qM + from, (size_t)(to - from) * sizeof(double));
+      for (int i = lo; i < hi; i++) s->Hm[m->dof_Madr[i]] = s->p->Adiag[i];
+    }
   } else {
     mr_tree_chol_zero_group(&s->H, s->group);
     for (int a = 0; a < s->ndof; a++) {
@@ -149,8 +161,10 @@ int mr_newton_factor(mr_newton *s) {
       mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
   }
   if (s->chain) {
-    for (int i = s->lo; i < s->hi; i++) s->Hdinv[i] = s->Hm[m->dof_Madr[i]];
-    if (mr_tree_ldl(m, s->Hm, s->Hdinv, s->lo, s->hi, 1e-14) < 0) return -1;
+    for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);) {
+      for (int i = lo; i < hi; i++) s->Hdinv[i] = s->Hm[m->dof_Madr[i]];
+      if (mr_tree_ldl(m, s->Hm, s->Hdinv, lo, hi, 1e-14) < 0) return -1;
+    }
   } else if (mr_tree_chol_factor_group(&s->H, s->group, 1e-14) < 0) {
     return -1;
   }
@@ -170,11 +184,16 @@ int mr_newton_factor_valid(const mr_newton *s) {
   return 1;
 }
 
-/* x = H^-1 x with the symmetric part's factor: over the island, or with dof >= 0 over the
- * group of trees of that dof (the whole island when it is one tree). */
+/* x = H^-1 x with the symmetric part's factor: over the island, or with dof >= 0 (x a
+ * column, nonzero in one contact's trees) over the group of trees of that dof, or in the
+ * mass layout over the trees where x has a nonzero. */
 static void mr_newton_hsolve(const mr_newton *s, double *x, int dof) {
-  if (s->chain) mr_tree_ldl_solve1(s->m, s->Hm, s->Hdinv, x, s->lo, s->hi);
-  else if (dof >= 0) mr_tree_chol_solve_local(&s->H, x, dof);
+  if (s->chain) {
+    /* a column lies in its contact's one or two trees: the others' parts stay zero */
+    for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+      if (dof < 0 || !mr_all_zero(x + lo, hi - lo))
+        mr_tree_ldl_solve1(s->m, s->Hm, s->Hdinv, x, lo, hi);
+  } else if (dof >= 0) mr_tree_chol_solve_local(&s->H, x, dof);
   else mr_tree_chol_solve_group(&s->H, x, s->group);
 }
 
