@@ -102,16 +102,20 @@ static void check_missing_library(void) {
   snprintf(args, sizeof args, "run '%s' --steps 10 --quiet --record '%s'", HUMANOID, out);
   cli_result r = mr_cli_run(tmpdir, "MOREAU_HDF5_LIBRARY=/nonexistent/libhdf5_none.so", args);
   MR_CHECK(r.status == 2);
-  MR_CHECK_MSG(count_char(r.err, '\n') == 1 && strstr(r.err, "missing.h5: cannot record or read HDF5") &&
+  MR_CHECK_MSG(count_char(r.err, '\n') == 1 &&
+                   strstr(r.err, "missing.h5: cannot record or read HDF5") &&
                    strstr(r.err, "libhdf5_none.so"),
                "%s", r.err);
   MR_CHECK(!file_exists(out) && !file_exists(part));
   cli_free(&r);
 
   snprintf(args, sizeof args, "info '%s'", MESHES);
-  r = mr_cli_run(tmpdir, "MOREAU_CACHE_DIR=off MOREAU_ASSIMP_LIBRARY=/nonexistent/libassimp_none.so", args);
+  r = mr_cli_run(tmpdir,
+                 "MOREAU_CACHE_DIR=off MOREAU_ASSIMP_LIBRARY=/nonexistent/libassimp_none.so",
+                 args);
   MR_CHECK(r.status == 2);
-  MR_CHECK_MSG(count_char(r.err, '\n') == 1 && strstr(r.err, "hexprism.obj: cannot read mesh files") &&
+  MR_CHECK_MSG(count_char(r.err, '\n') == 1 &&
+                   strstr(r.err, "hexprism.obj: cannot read mesh files") &&
                    strstr(r.err, "libassimp_none.so"),
                "%s", r.err);
   cli_free(&r);

@@ -1,6 +1,8 @@
 /* libassimp, loaded when a model first needs a mesh file read (engine/core/lazy_lib.h says
  * why). mesh_io.c includes this header after assimp's own: the assimp calls it makes then
- * name the entries of one table, filled by mr_assimp_load, and still read as assimp calls. */
+ * name the entries of one table, filled by mr_assimp_load, and still read as assimp calls.
+ * The list and the macros name the same functions (engine/record/h5_api.h: the build
+ * checks it). */
 #ifndef MR_ASSIMP_API_H
 #define MR_ASSIMP_API_H
 
@@ -18,8 +20,8 @@ typedef struct mr_assimp_api {
 
 extern mr_assimp_api mr_assimp;
 
-/* Loads libassimp once per process (thread-safe). 0, or -1 and "PATH: cannot read mesh files:
- * REASON" in err, PATH the mesh file the caller was about to read. */
+/* Loads libassimp once per process (thread-safe). 0, or -1 and "PATH: cannot read mesh
+ * files: REASON" in err, PATH the mesh file the caller was about to read. */
 int mr_assimp_load(const char *path, char *err, int errlen);
 
 #ifndef MR_ASSIMP_API_IMPL

@@ -14,7 +14,8 @@ mr_h5_api mr_h5;
 
 #define MR_H5_FUNCTION(name) {#name, &mr_h5.name, 0},
 #define MR_H5_VARIABLE(name) {#name, &mr_h5.name, 1},
-static const mr_lazy_symbol mr_h5_symbols[] = {MR_H5_FUNCTIONS(MR_H5_FUNCTION) MR_H5_GLOBALS(MR_H5_VARIABLE)};
+static const mr_lazy_symbol mr_h5_symbols[] = {MR_H5_FUNCTIONS(MR_H5_FUNCTION)
+                                                   MR_H5_GLOBALS(MR_H5_VARIABLE)};
 #undef MR_H5_FUNCTION
 #undef MR_H5_VARIABLE
 
@@ -36,9 +37,14 @@ static int mr_h5_start(const char *file, char *why, int whylen) {
 
 /* MOREAU_HDF5_LIBRARY names another build of the same release (or, in a test, a file that
  * is none, for the failure path). */
-static mr_lazy_lib mr_h5_lib = {
-    MOREAU_HDF5_SONAME, "MOREAU_HDF5_LIBRARY", mr_h5_symbols,
-    (int)(sizeof mr_h5_symbols / sizeof mr_h5_symbols[0]), mr_h5_start, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+static mr_lazy_lib mr_h5_lib = {MOREAU_HDF5_SONAME,
+                                 "MOREAU_HDF5_LIBRARY",
+                                 mr_h5_symbols,
+                                 (int)(sizeof mr_h5_symbols / sizeof mr_h5_symbols[0]),
+                                 mr_h5_start,
+                                 PTHREAD_MUTEX_INITIALIZER,
+                                 0,
+                                 ""};
 
 int mr_h5_load(const char *path, char *err, int errlen) {
   return mr_lazy_lib_load(&mr_h5_lib, path, "record or read HDF5", err, errlen);

@@ -1,11 +1,11 @@
-/* libhdf5, loaded when a recording first needs it rather than when the process starts.
- *
- * Linked at start, libhdf5 and what it pulls in (curl, TLS, Kerberos: some forty libraries)
- * took about half of every moreau process's start, though most runs never write HDF5. The
- * writer (record_h5.c) and the reader (recording.c) include this header instead of
- * <hdf5.h>: it includes <hdf5.h> for the types and constants, then turns every function and
- * every predefined type they use into an entry of one table, which mr_h5_load fills with
- * dlopen and dlsym. Their code still reads as plain HDF5 calls. */
+/* libhdf5, loaded when a recording first needs it rather than when the process starts
+ * (engine/core/lazy_lib.h says why). The writer (record_h5.c) and the reader (recording.c)
+ * include this header instead of <hdf5.h>: it includes <hdf5.h> for the types and
+ * constants, then turns every function and every predefined type they use into an entry
+ * of one table, which mr_h5_load fills with dlopen and dlsym. Their code still reads as
+ * plain HDF5 calls. The list and the macros below must name the same functions, and the
+ * build checks it: a function called but not turned into an entry is an undefined symbol
+ * (libmoreau does not link libhdf5), an entry without a list item does not compile. */
 #ifndef MR_H5_API_H
 #define MR_H5_API_H
 
@@ -18,7 +18,8 @@
   X(H5Fclose) X(H5Fcreate) X(H5Fflush) X(H5Fopen) X(H5Lexists) X(H5Pclose) X(H5Pcreate)      \
   X(H5Pset_chunk) X(H5Pset_obj_track_times) X(H5Sclose) X(H5Screate) X(H5Screate_simple)     \
   X(H5Sget_simple_extent_dims) X(H5Sget_simple_extent_ndims) X(H5Sselect_hyperslab)         \
-  X(H5Tclose) X(H5Tcopy) X(H5Tset_size) X(H5Tset_strpad) X(H5dont_atexit) X(H5open) X(H5get_libversion)
+  X(H5Tclose) X(H5Tcopy) X(H5Tset_size) X(H5Tset_strpad) X(H5dont_atexit) X(H5open)         \
+  X(H5get_libversion)
 
 /* The library's predefined types and property classes: ids it sets up in H5open, read by
  * the macros H5T_NATIVE_DOUBLE, H5P_FILE_CREATE and the like. */
