@@ -30,6 +30,12 @@ typedef struct mr_lazy_lib {
   char why[256]; /* empty once loaded */
 } mr_lazy_lib;
 
+/* A library's description: its soname, the variable that overrides it, its symbols (an
+ * array) and its start function (or NULL), not yet opened. */
+#define MR_LAZY_LIB(soname, env, symbols, start)                                             \
+  {(soname), (env), (symbols), (int)(sizeof(symbols) / sizeof((symbols)[0])), (start),      \
+   PTHREAD_MUTEX_INITIALIZER, 0, ""}
+
 /* Opens lib once per process (thread-safe; later calls return the first one's verdict).
  * 0, or -1 and "PATH: cannot WHAT: REASON" in err, PATH the file the caller was about to
  * read or write. */
