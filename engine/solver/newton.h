@@ -46,7 +46,8 @@ typedef struct mr_newton {
   int chain;
   double *Hm, *Hdinv; /* nM, nv */
   unsigned char *cross; /* per contact, with chain: its rows leave one path (a self-contact
-                           across branches), so its J^T D J enters by the low-rank solve */
+                           across branches, or a contact between two trees), so its
+                           J^T D J enters by the low-rank solve */
   mr_islands isl;
   int *cols;        /* assembly: a block's columns' row lengths in the mass layout */
   double *W;

@@ -19,15 +19,6 @@
  * island with more is factored by blocks (tree_cholesky.h). */
 #define MR_NEWTON_MAX_CROSS 24
 
-/* A tree of more dofs than a free body's is articulated (a robot). Factored by blocks, its
- * diagonal block is dense, a cost of its dofs cubed in every factor and their square in
- * every solve, where its mass-layout factor costs about its dofs times its depth; an
- * island that holds one (a robot with objects lying on it) is factored in the mass
- * layout tree by tree instead, its contacts between trees joining the low-rank terms. A
- * heap of free bodies keeps the blocks: each body's is small, and a contact between two
- * of them would cost three low-rank columns. */
-#define MR_NEWTON_FREE_DOFS 6
-
 /* Whether row i's dofs (ascending) lie on one path from a root: each an ancestor of the
  * next. */
 static int mr_newton_row_on_path(const mr_newton *s, int i) {
@@ -41,13 +32,20 @@ static int mr_newton_row_on_path(const mr_newton *s, int i) {
   return 1;
 }
 
+/* A tree of more dofs than a free body's (MR_FREE_DOFS) is articulated (a robot). Factored
+ * by blocks, its diagonal block is dense, a cost of its dofs cubed in every factor and
+ * their square in every solve, where its mass-layout factor costs about its dofs times
+ * its depth; an island that holds one (a robot with objects lying on it) is factored in
+ * the mass layout tree by tree instead, its contacts between trees joining the low-rank
+ * terms. A heap of free bodies keeps the blocks: each body's is small, and a contact
+ * between two of them would cost three low-rank columns. */
 void mr_newton_chain_setup(mr_newton *s) {
   s->chain = 0;
   if (s->group < 0 || s->ndof == 0) return;
   const mr_tree_chol *H = &s->H;
   int single = H->tree_of[s->dof[0]] == H->tree_of[s->dof[s->ndof - 1]], articulated = 0;
   for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
-    articulated |= hi - lo > MR_NEWTON_FREE_DOFS;
+    articulated |= hi - lo > MR_FREE_DOFS;
   if (!single && !articulated) return;
   for (int a = 0; a < s->nbase; a++)
     if (!mr_newton_row_on_path(s, s->brow[a])) return;

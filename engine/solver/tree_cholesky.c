@@ -258,9 +258,8 @@ void mr_tree_chol_add_block(mr_tree_chol *h, const int *cols, int n, const doubl
 /* ------------------------------------------------------------------ numeric */
 
 /* The block kernels below are inlined once for blocks of a free body's six dofs (a pile's
- * every block), where the loops' lengths are constants and unroll, and once for any size:
- * the same operations in the same order either way. */
-#define MR_FREE_DOFS 6
+ * every block, MR_FREE_DOFS), where the loops' lengths are constants and unroll, and once
+ * for any size: the same operations in the same order either way. */
 
 /* In-place lower Cholesky of the n x n row-major block, and the inverses of its diagonal
  * into inv: the factor's every off-diagonal entry and every solve divides by a pivot, and a

@@ -21,6 +21,10 @@
 
 #include "moreau.h"
 
+/* A free body's dofs: a pile's every tree. Its blocks take kernels of that constant size
+ * (tree_cholesky.c); a tree of more is articulated, a robot (newton_matrix.c). */
+#define MR_FREE_DOFS 6
+
 typedef struct mr_tree_chol {
   int nv, ntree;
   int *tree_adr;     /* ntree + 1: tree t holds the dofs [tree_adr[t], tree_adr[t + 1]) */
