@@ -287,6 +287,45 @@ static int mr_edges(const mr_shape *s, double e[3][3], int *faces) {
   }
 }
 
+/* A candidate u (any length) within the cone about n joins the list. */
+static void mr_near(const double n[3], const double u[3], double cos_min, double cand[][3], int *nc) {
+  double v[3];
+  mr_copy3(v, u);
+  if (mr_normalize3(v) >= 1e-9 && mr_dot3(v, n) > cos_min) mr_copy3(cand[(*nc)++], v);
+}
+
+void mr_depth_snap(const mr_shape *a, const mr_shape *b, double n[3], double cos_min) {
+  double ea[3][3], eb[3][3], cand[36][3]; /* 6 creases, 12 face normals, 18 edge pairs */
+  int fa, fb, na = mr_edges(a, ea, &fa), nb = mr_edges(b, eb, &fb), nc = 0;
+  for (int k = 0; k < na + nb; k++) { /* the nearest point of each edge's crease circle */
+    const double *e = k < na ? ea[k] : eb[k - na];
+    double u[3];
+    mr_copy3(u, n);
+    mr_addscl3(u, e, -mr_dot3(n, e));
+    mr_near(n, u, cos_min, cand, &nc);
+  }
+  for (int sg = -1; sg <= 1; sg += 2) {
+    for (int i = 0; i < fa + fb; i++) {
+      double u[3];
+      mr_scale3(u, i < fa ? ea[i] : eb[i - fa], sg);
+      mr_near(n, u, cos_min, cand, &nc);
+    }
+    for (int i = 0; i < na; i++)
+      for (int j = 0; j < nb; j++) {
+        double c[3];
+        mr_cross3(c, ea[i], eb[j]);
+        mr_scale3(c, c, sg);
+        mr_near(n, c, cos_min, cand, &nc);
+      }
+  }
+  if (nc == 0) return; /* no kink near: the gap is smooth about n, GJK's error second-order */
+  mr_depth_pair p = {a, b, fmax(1e-3, fmin(a->rbound, b->rbound))};
+  double best = mr_gap(&p, n, 0, 0), bn[3];
+  mr_copy3(bn, n);
+  for (int k = 0; k < nc; k++) mr_try(&p, cand[k], &best, bn);
+  mr_copy3(n, bn);
+}
+
 static int mr_curved(const mr_shape *s) { return s->type != MR_GEOM_BOX && s->type != MR_GEOM_MESH; }
 
 int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[3],

@@ -41,6 +41,11 @@ static const mr_collide_fn mr_collide_table[MR_GEOM_NTYPES][MR_GEOM_NTYPES] = {
 #undef B
 #undef M
 
+int mr_narrowphase_is_general(int t1, int t2) {
+  if (t1 < 0 || t2 < 0 || t1 >= MR_GEOM_NTYPES || t2 >= MR_GEOM_NTYPES) return 0;
+  return (t1 <= t2 ? mr_collide_table[t1][t2] : mr_collide_table[t2][t1]) == mr_collide_convex;
+}
+
 /* Bounding spheres apart by more than the margin: no contact (planes have none). */
 static int mr_bounds_apart(const mr_shape *a, const mr_shape *b, double margin) {
   if (a->type == MR_GEOM_PLANE || b->type == MR_GEOM_PLANE) return 0;

@@ -34,6 +34,10 @@ typedef struct mr_contact_point {
 int mr_narrowphase(const mr_model *m, const mr_data *d, int g1, int g2, double margin,
                    mr_contact_point out[MR_MAX_MANIFOLD]);
 
+/* Whether a pair of these geom types goes through the general path (collide_convex.c),
+ * whose results the depth cache keeps, rather than a closed-form routine. */
+int mr_narrowphase_is_general(int t1, int t2);
+
 /* The same within a step of the pipeline: penetrations of the general path are taken from
  * their anchors in cache while the accuracy bound holds (depth_cache.h). */
 struct mr_depth_cache;

@@ -118,6 +118,16 @@ void mr_penetration_point(const mr_shape *a, const mr_shape *b, const double n[3
 int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[3],
                           double *depth, double n[3]);
 
+/* collide_depth.c: the pair's normal n (unit, a to b) moved to where the support gap has a
+ * kink, when that lies within the cone dot > cos_min about n and its gap is no larger than
+ * n's: the nearest point of an edge's crease (the normals perpendicular to a box edge or
+ * to a capsule's or cylinder's side), a face normal, or the normal of two edges. GJK's
+ * distance is exact to round-off, but its normal, the direction between witness points,
+ * only to first order, and across a kink the gap rises linearly: a capsule dipping across
+ * a cylinder's rim, 5e-7 rad off its side's crease, had its manifold's deepest point 3e-8 m
+ * too deep. */
+void mr_depth_snap(const mr_shape *a, const mr_shape *b, double n[3], double cos_min);
+
 /* manifold.c: the contact points of a pair from the general path's single point (normal
  * a->b): the clipped contact polygon; for a penetration where one side's support is a
  * single point (a vertex, a rounded surface) and the other's a face or an edge, that

@@ -4,13 +4,14 @@
  *     depth; a move within the bound is answered from it, within the bound of the fresh
  *     depth; a move of the anchor's tolerance, or a turn of it, forces a new search;
  *   - the pile of models/pile20.xml settling for 4 s: every contact pair's deepest point
- *     agrees with the fresh search's within the bound, and most penetrating pairs of the
- *     general path are taken from their anchors;
+ *     agrees with the fresh search's within the bound, and most pairs of the general path
+ *     in contact are taken from their anchors;
  *   - mr_data_reset forgets the anchors. */
 #include <math.h>
 #include <string.h>
 
 #include "collision/depth_cache.h"
+#include "collision/narrowphase.h"
 #include "moreau.h"
 #include "mr_test.h"
 #include "mr_test_model.h"
@@ -114,23 +115,22 @@ static void test_pile(void) {
     anchored += d->npair_anchored;
     for (int i = 0; i < fresh->ncon; i++) {
       const mr_contact *c = &fresh->contact[i];
-      int t1 = m->geom_type[c->geom1], t2 = m->geom_type[c->geom2];
-      int is_general = t1 == MR_GEOM_CYLINDER || t2 == MR_GEOM_CYLINDER;
       double mine = pair_min_dist(d, c->geom1, c->geom2);
       double theirs = pair_min_dist(fresh, c->geom1, c->geom2);
       if (c->dist != theirs) continue; /* the pair's deepest point only */
-      if (is_general && theirs < 0) general++;
+      general += mr_narrowphase_is_general(m->geom_type[c->geom1], m->geom_type[c->geom2]);
       double err = fabs(mine - theirs), tol = pair_tolerance(m, c->geom1, c->geom2);
       compared++;
       worst = fmax(worst, err / tol);
       if (!(err <= tol + 1e-15)) worse++;
     }
   }
-  printf("pile: %d pairs compared, worst error %.3g of the bound; %ld of %ld general-path "
-         "penetrations anchored\n", compared, worst, anchored, general);
+  printf("pile: %d pairs compared, worst error %.3g of the bound; %ld of %ld pairs of the "
+         "general path in contact answered from an anchor\n", compared, worst, anchored, general);
   MR_CHECK(compared > 1000);
   MR_CHECK_MSG(worse == 0, "%d pairs beyond the bound", worse);
-  /* at rest most cylinder pairs are answered from their anchors */
+  /* at rest most pairs of the general path are answered from their anchors (the second
+   * half of the fall: 75-100% over the first seven nudged starts) */
   MR_CHECK_MSG(anchored > general / 2, "%ld of %ld", anchored, general);
   mr_data_free(d);
   mr_data_free(fresh);
