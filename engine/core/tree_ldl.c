@@ -82,9 +82,16 @@ void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv,
   }
   for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
   for (int i = lo; i < hi; i++) {
-    double xi = x[i];
-    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
-      xi -= LD[adr] * x[col[adr]];
-    x[i] = xi;
+    /* two partial sums: the row's terms are a chain of dependent subtractions otherwise,
+     * one add's latency each */
+    double even = x[i], odd = 0;
+    int adr = Madr[i] + 1;
+    const int end = mr_tree_row_end(m, i);
+    for (; adr + 1 < end; adr += 2) {
+      even -= LD[adr] * x[col[adr]];
+      odd -= LD[adr + 1] * x[col[adr + 1]];
+    }
+    if (adr < end) even -= LD[adr] * x[col[adr]];
+    x[i] = even + odd;
   }
 }
