@@ -23,7 +23,9 @@
  * on the answer (mr_newton_guess; a resting robot or stack converges in that one
  * iteration). A contact that turned from sticking to sliding or back, or lifted, is
  * linearized again in its new zone; only when a block enters from the OFF zone (or the
- * warm steps are short) does the solve restart soft. Each later
+ * warm steps are short) does the solve restart soft, and at once, without the guess, where
+ * the warm start's velocities already close a block without impulse fast (an impact:
+ * mr_newton_impact). Each later
  * proximal step is followed by the same kind of step, from the zones of the impulses the
  * centre moved to (mr_newton_recentred_step).
  *
@@ -742,7 +744,8 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   int proximal = 0;  /* a proximal step since the last stall check */
   if (res > p->tol && r->iters < p->max_iter) {
-    double guess = mr_newton_warm_path(s, &r->iters);
+    /* an impact goes to the soft restart at once (mr_newton_impact) */
+    double guess = mr_newton_impact(s) ? NAN : mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
     if (!warm_path && mr_newton_warm_only(s)) return res_from;
     res = warm_path ? guess : mr_newton_start(s, from);

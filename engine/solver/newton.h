@@ -112,8 +112,10 @@ double mr_newton_judge(mr_newton *s);
 double mr_newton_step(mr_newton *s);
 
 /* newton_warm.c: the warm path's first iterations (their count into *iters; NaN: restart
- * soft), and the iteration after a proximal step. */
+ * soft), whether the warm start meets an impact (the soft restart is then taken at once),
+ * and the iteration after a proximal step. */
 double mr_newton_warm_path(mr_newton *s, int *iters);
+int mr_newton_impact(const mr_newton *s);
 double mr_newton_recentred_step(mr_newton *s);
 
 /* newton_matrix.c: the symmetric part of Newton's matrix over the island, assembled and
