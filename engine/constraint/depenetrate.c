@@ -83,25 +83,35 @@ static double mr_depen_lower(const mr_model *m, const mr_data *d, const mr_rows 
   return erp * excess;
 }
 
-/* The predicted gaps; marks the dof sets of deep rows in `mark`. Returns the number of
- * deep rows. */
+/* The predicted gaps' bounds into lower, and which rows ask for recovery into deep.
+ * Returns the number of those. */
 static int mr_depen_targets(const mr_model *m, const mr_data *d, const mr_rows *r,
-                            const double *dqstep, int contacts, int *parent, double *lower,
-                            char *mark) {
+                            const double *dqstep, int contacts, double *lower, char *deep) {
   int ndeep = 0;
   for (int i = 0; i < r->nrow; i++) {
     lower[i] = 0;
+    deep[i] = 0;
     if (!mr_depen_is_normal(r, i, contacts)) continue;
     double gap = r->phi[i];
     for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++) gap += r->J[t] * dqstep[r->nzind[t]];
-    int deep;
-    lower[i] = mr_depen_lower(m, d, r, i, gap, &deep);
-    if (deep && r->nzadr[i + 1] > r->nzadr[i]) {
-      mark[mr_depen_root(parent, r->nzind[r->nzadr[i]])] = 1;
-      ndeep++;
-    }
+    int is_deep;
+    lower[i] = mr_depen_lower(m, d, r, i, gap, &is_deep);
+    deep[i] = (char)(is_deep && r->nzadr[i + 1] > r->nzadr[i]);
+    ndeep += deep[i];
   }
   return ndeep;
+}
+
+/* The dof sets (trees joined by the pass's rows) that hold a deep row, marked in `mark` by
+ * their union-find root in `parent`. */
+static void mr_depen_mark(const mr_model *m, const mr_rows *r, int contacts, const char *deep,
+                          int *parent, char *mark) {
+  for (int i = 0; i < m->nv; i++) parent[i] = i;
+  memset(mark, 0, (size_t)m->nv);
+  for (int i = 0; i < r->nrow; i++)
+    if (i < r->neq || mr_depen_is_normal(r, i, contacts)) mr_depen_join_row(r, i, parent);
+  for (int i = 0; i < r->nrow; i++)
+    if (deep[i]) mark[mr_depen_root(parent, r->nzind[r->nzadr[i]])] = 1;
 }
 
 /* A^-1 J_i^T over the row's tree ranges, packed, and its diagonal entry. X: nv doubles. */
@@ -213,16 +223,15 @@ void mr_constraint_depenetrate(const mr_model *m, mr_data *d) {
   double *dqstep = mr_arena_doubles(d, (size_t)nv), *lower = mr_arena_doubles(d, (size_t)r->nrow);
   int *parent = mr_arena_ints(d, (size_t)nv);
   char *mark = (char *)mr_arena_ints(d, (size_t)nv / sizeof(int) + 1);
-  if (!dqstep || !lower || !parent || !mark) {
+  char *deep = (char *)mr_arena_ints(d, (size_t)r->nrow / sizeof(int) + 1);
+  if (!dqstep || !lower || !parent || !mark || !deep) {
     mr_arena_restore(d, at);
     return;
   }
-  for (int i = 0; i < nv; i++) parent[i] = i;
-  memset(mark, 0, (size_t)nv);
-  for (int i = 0; i < r->nrow; i++)
-    if (i < r->neq || mr_depen_is_normal(r, i, contacts)) mr_depen_join_row(r, i, parent);
   mr_depen_step_motion(m, d, r, dqstep);
-  if (mr_depen_targets(m, d, r, dqstep, contacts, parent, lower, mark) > 0) {
+  /* the trees are joined only when some row is deep: most steps end at the gaps */
+  if (mr_depen_targets(m, d, r, dqstep, contacts, lower, deep) > 0) {
+    mr_depen_mark(m, r, contacts, deep, parent, mark);
     mr_depen p;
     if (mr_depen_take(m, d, r, contacts, parent, mark, lower, &p) == 0) {
       memset(dqstep, 0, (size_t)nv * sizeof(double)); /* now the correction */
