@@ -744,8 +744,10 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   int proximal = 0;  /* a proximal step since the last stall check */
   if (res > p->tol && r->iters < p->max_iter) {
-    /* an impact goes to the soft restart at once (mr_newton_impact) */
-    double guess = mr_newton_impact(s) ? NAN : mr_newton_warm_path(s, &r->iters);
+    /* an impact goes to the soft restart at once (mr_newton_impact); an island too large
+     * for one takes its chance with the guess, pgs being the alternative */
+    int impact = !mr_newton_warm_only(s) && mr_newton_impact(s);
+    double guess = impact ? NAN : mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
     if (!warm_path && mr_newton_warm_only(s)) return res_from;
     res = warm_path ? guess : mr_newton_start(s, from);
