@@ -405,6 +405,7 @@ static const scene seeded_scenes[] = {
     {MUJOCO_MODEL_DIR "/humanoid/humanoid.xml", 5.0, 0},
     {MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", 5.0, 0},
     {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
+    {MOREAU_SOURCE_DIR "/models/clutter.xml", 25.0, 0},
 };
 
 /* One seeded run of each engine: CPU seconds into mj_s and mr_s; Moreau's capped steps,

@@ -127,12 +127,14 @@
  * or two; where it does not (a heap falling or sliding, many contacts changing zone), the
  * island goes to the stage's pgs (velocity form) from the warm start. A soft restart on such
  * an island costs tens of factorizations of a heap with fill (seconds per simulated second
- * on models/pile200.xml while it falls), and pgs on the island's own dual form
- * (mr_newton_island_pgs) a dense Delassus matrix of nrow^2, for which the arena is sized
- * up to this many rows. A robot on the floor or a stack of boxes has tens of rows; a
- * settled heap of forty objects in a bin (models/clutter.xml) joined into one island, a
- * few hundred. */
-#define MR_NEWTON_PGS_ROWS 240
+ * on models/pile200.xml while it falls, its islands then of hundreds to thousands of
+ * rows), and pgs on the island's own dual form (mr_newton_island_pgs) a dense Delassus
+ * matrix of nrow^2, for which the arena is sized up to this many rows. A robot on the
+ * floor or a stack of boxes has tens of rows; the forty objects in a bin of
+ * models/clutter.xml join into one island of about 350, which is let restart soft: from
+ * nudged starts the stage's pgs left steps of it at the cap with natural maps up to 1e-3
+ * (the README's design section has the trade). */
+#define MR_NEWTON_PGS_ROWS 400
 
 /* Backtracking: trial steps at most (the Armijo fraction: newton.h). */
 #define MR_NEWTON_LS_TRIES 24
