@@ -124,8 +124,8 @@ int mr_penetration_newton(const mr_shape *a, const mr_shape *b, const double n0[
  * to a capsule's or cylinder's side), a face normal, or the normal of two edges. GJK's
  * distance is exact to round-off, but its normal, the direction between witness points,
  * only to first order, and across a kink the gap rises linearly: a capsule dipping across
- * a cylinder's rim, 5e-7 rad off its side's crease, had its manifold's deepest point 3e-8 m
- * too deep. */
+ * a cylinder's rim got its manifold's points too deep along the normal GJK gave, and the
+ * depth cache kept them so (README, design section). */
 void mr_depth_snap(const mr_shape *a, const mr_shape *b, double n[3], double cos_min);
 
 /* manifold.c: the contact points of a pair from the general path's single point (normal

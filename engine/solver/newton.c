@@ -131,8 +131,8 @@
  * rows), and pgs on the island's own dual form (mr_newton_island_pgs) a dense Delassus
  * matrix of nrow^2, for which the arena is sized up to this many rows. A robot on the
  * floor or a stack of boxes has tens of rows; the forty objects in a bin of
- * models/clutter.xml join into one island of about 350, which is let restart soft: from
- * nudged starts the stage's pgs left steps of it at the cap with natural maps up to 1e-3
+ * models/clutter.xml join into one island of about 350 rows, which is let restart soft:
+ * from nudged starts the stage's pgs left steps of it at the cap, far from the tolerance
  * (the README's design section has the trade). */
 #define MR_NEWTON_PGS_ROWS 400
 
