@@ -97,6 +97,23 @@ static inline void mr_test_write_file(const char *path, const char *text) {
   fclose(f);
 }
 
+/* A fresh folder for the test's files, $TMPDIR (else /tmp)/moreau_<name>_XXXXXX, into
+ * dir; stops the test if it cannot be made. */
+static inline void mr_test_tmpdir(char *dir, size_t n, const char *name) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, n, "%s/moreau_%s_XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+  MR_REQUIRE(mkdtemp(dir) != NULL);
+}
+
+/* The folder and everything in it removed: 0, or -1 after a line on stderr. */
+static inline int mr_test_rmdir(const char *dir) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) == 0) return 0;
+  fprintf(stderr, "could not remove %s\n", dir);
+  return -1;
+}
+
 /* 1 if both files can be read and hold the same text. */
 static inline int mr_test_files_equal(const char *a, const char *b) {
   char *x = mr_test_read_file(a), *y = mr_test_read_file(b);

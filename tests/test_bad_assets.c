@@ -99,12 +99,9 @@ static void check_case(const bad_case *c) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_bad_assets_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir));
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_bad_assets");
   write_files();
   for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) check_case(&CASES[i]);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -252,8 +252,7 @@ static void check_bad_options(void) {
 }
 
 int main(void) {
-  snprintf(tmp_dir, sizeof tmp_dir, "%s/moreau_bad_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(tmp_dir) != NULL);
+  mr_test_tmpdir(tmp_dir, sizeof tmp_dir, "bad");
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
 
   check_fixtures();

@@ -9,7 +9,7 @@
 #include "mr_cli.h"
 #include "mr_test.h"
 
-static char dir[] = "/tmp/moreau_bad_tendon_XXXXXX";
+static char dir[256];
 
 /* Lines 1-11 are a valid model (two hinges, sites, a sphere and a box); `body` is line 12
  * (what is broken) and everything after it. */
@@ -137,7 +137,7 @@ static void run_case(const bad_case *c, int index) {
 }
 
 int main(void) {
-  MR_REQUIRE(mkdtemp(dir));
+  mr_test_tmpdir(dir, sizeof dir, "bad_tendon");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], (int)i);
   /* the unbroken model loads */
   char path[300], args[400];
@@ -150,7 +150,6 @@ int main(void) {
   cli_result r = mr_cli_run(dir, "", args);
   MR_CHECK_MSG(r.status == 0 && r.err[0] == 0, "the valid model: exit %d: %s", r.status, r.err);
   cli_free(&r);
-  snprintf(args, sizeof args, "rm -rf '%s'", dir);
-  MR_CHECK(system(args) == 0);
+  MR_CHECK(mr_test_rmdir(dir) == 0);
   MR_TEST_END();
 }

@@ -345,15 +345,12 @@ static void test_bad_jobs(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_batch_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_batch");
   test_sweep_and_resume();
   test_failing_job();
   test_identical_recordings();
   test_interrupted();
   test_bad_jobs();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -88,11 +88,8 @@ int main(void) {
   MR_CHECK_MSG(MOREAU_HAVE_MPI && MOREAU_MPIEXEC[0], "moreau was built without MPI; install the "
                "set-up script's packages (openmpi-bin, libopenmpi-dev) and reconfigure");
   if (!(MOREAU_HAVE_MPI && MOREAU_MPIEXEC[0])) MR_TEST_END();
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_batch_mpi_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_batch_mpi");
   test_two_ranks();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -302,8 +302,7 @@ static void test_interrupt(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_cli_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_cli");
   test_binary_exists();
   test_help_version_solvers();
   test_bad_input();
@@ -313,8 +312,6 @@ int main(void) {
   test_record();
   test_divergence();
   test_interrupt();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

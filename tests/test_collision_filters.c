@@ -408,8 +408,7 @@ static void test_sort_keys(void) {
 
 int main(void) {
   test_sort_keys();
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_filters_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir));
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "filters");
   test_parent_child();
   test_parent_world();
   test_welded();

@@ -226,8 +226,7 @@ static void test_cli_contacts(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_persist_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir));
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "persist");
   test_resting_box();
   test_sliding_box();
   test_turning_normal();

@@ -221,8 +221,7 @@ static void test_bad_ctrl_files(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_ctrl_init_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_ctrl_init");
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
   snprintf(motor_xml, sizeof motor_xml, "%s/motor.xml", tmpdir);
   mr_test_write_file(motor_xml,
@@ -240,8 +239,6 @@ int main(void) {
   test_init_continues();
   test_seed();
   test_bad_ctrl_files();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -369,8 +369,7 @@ static void check_warnings_kept(void) {
 }
 
 int main(void) {
-  snprintf(tmp, sizeof tmp, "%s/moreau_hostile_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(tmp) != NULL);
+  mr_test_tmpdir(tmp, sizeof tmp, "hostile");
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
   make_scratch_files();
   check_committed();

@@ -116,8 +116,7 @@ static void check_models(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_inertia_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_inertia");
   test_repair_numbers();
   test_bound_numbers();
   check_clean("roundoff_inertia.urdf");
@@ -125,8 +124,6 @@ int main(void) {
   check_repaired("triangle_inertia.urdf", "link 'arm'", "triangle inequality", 10);
   check_repaired("zero_mass.urdf", "link 'b'", "bounded", 5);
   check_models();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -57,8 +57,7 @@ static measured info(const char *path) {
 }
 
 int main(void) {
-  snprintf(dir, sizeof dir, "%s/moreau_scaling_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  mr_test_tmpdir(dir, sizeof dir, "scaling");
   const int sizes[2] = {20000, 200000};
   measured m[2];
   for (int k = 0; k < 2; k++) {

@@ -196,8 +196,7 @@ static void test_cache(void) {
  * (a later load hits and matches), nothing temporary is left. */
 static void test_concurrent(void) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
-  MR_REQUIRE(system(cmd) == 0);
+  MR_REQUIRE(mr_test_rmdir(cache) == 0);
   snprintf(cmd, sizeof cmd,
            "cd '%s' && for i in 1 2 3 4; do MOREAU_CACHE_DIR='%s' '%s' run '%s' --steps 1 --quiet "
            "--package-path '%s' >out$i 2>&1 & done; fail=0; for i in 1 2 3 4; do wait %%$i || fail=1; "
@@ -215,15 +214,12 @@ static void test_concurrent(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_cache_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_cache");
   snprintf(cache, sizeof cache, "%s/cache", tmpdir);
   test_what_is_read();
   test_location();
   test_cache();
   test_concurrent();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -163,8 +163,7 @@ static void compare_mug(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_mj_meshes_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir));
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_mj_meshes");
   char path[1024];
   fixture("mj_meshes.xml", path, sizeof path);
   compare("exact", path, 0, 0);
@@ -173,8 +172,6 @@ int main(void) {
   variant("exactmeshinertia=\"true\" fitaabb=\"true\" settotalmass=\"10\"", "aabb.xml", path, sizeof path);
   compare("fitaabb, settotalmass", path, 1, 10);
   compare_mug();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

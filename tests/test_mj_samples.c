@@ -87,15 +87,12 @@ static void check_glob(const char *pattern) {
 }
 
 int main(void) {
-  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/moreau_samples_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmp_dir));
+  mr_test_tmpdir(tmp_dir, sizeof tmp_dir, "samples");
   check_glob(MUJOCO_MODEL_DIR "/*/*.xml");
   check_glob(MOREAU_SOURCE_DIR "/models/*.xml");
   /* the samples with tendons, muscles and slider-cranks are among those compared */
   MR_CHECK_MSG(compared >= 25, "only %d models compared", compared);
   printf("%d models compared, %d with <composite> left out\n", compared, skipped);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-  MR_CHECK(system(cmd) == 0);
+  MR_CHECK(mr_test_rmdir(tmp_dir) == 0);
   MR_TEST_END();
 }

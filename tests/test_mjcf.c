@@ -409,8 +409,7 @@ static void test_external_entity(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_mjcf_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir));
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_mjcf");
   test_defaults();
   test_orientations();
   test_fromto_and_units();
@@ -420,8 +419,6 @@ int main(void) {
   test_errors();
   test_skipped_in_error();
   test_external_entity();
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

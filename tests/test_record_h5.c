@@ -238,8 +238,7 @@ static void check_mismatch(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_record_h5_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_record_h5");
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
   check_model(MOREAU_SOURCE_DIR "/models/five_balls.xml", 600, 1);
   check_model(MOREAU_SOURCE_DIR "/models/fourbar.xml", 300, 0);
@@ -247,8 +246,6 @@ int main(void) {
   snprintf(h5, sizeof h5, "%s/five_balls.h5", tmpdir);
   check_h5dump(h5);
   check_mismatch();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -174,8 +174,7 @@ static void check_kill9(const char *ext, const mr_model *m) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_test_record_interrupt_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "test_record_interrupt");
   MR_REQUIRE(access(MOREAU_BIN, X_OK) == 0);
   char err[512];
   mr_load_options lo = {0};
@@ -187,8 +186,6 @@ int main(void) {
   check_kill9("csv", m);
   check_kill9("h5", m);
   mr_model_free(m);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

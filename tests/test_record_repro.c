@@ -132,13 +132,10 @@ static void check_sighup(void) {
 }
 
 int main(void) {
-  snprintf(dir, sizeof dir, "%s/moreau_repro_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  mr_test_tmpdir(dir, sizeof dir, "repro");
   check_identical_hdf5();
   check_applied_ctrl();
   check_sighup();
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  MR_REQUIRE(system(cmd) == 0);
+  MR_REQUIRE(mr_test_rmdir(dir) == 0);
   MR_TEST_END();
 }

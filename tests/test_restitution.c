@@ -88,8 +88,8 @@ static void test_rebound_ratio(const mr_model *m) {
 }
 
 static void test_refusal(void) {
-  char dir[] = "/tmp/moreau_test_restitution_XXXXXX", model[512], args[1024];
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  char dir[256], model[512], args[1024];
+  mr_test_tmpdir(dir, sizeof dir, "test_restitution");
   snprintf(model, sizeof model, "%s/ball.xml", dir);
   mr_test_write_file(model, ball_xml);
   int refusing = 0;
@@ -117,9 +117,7 @@ static void test_refusal(void) {
   /* sap and soft: compliant models without a restitution coefficient */
   MR_CHECK(refusing == 2 && mr_solver_no_restitution(mr_solver_find("sap")) &&
            mr_solver_no_restitution(mr_solver_find("soft")));
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  MR_CHECK(system(cmd) == 0);
+  MR_CHECK(mr_test_rmdir(dir) == 0);
 }
 
 int main(void) {

@@ -227,8 +227,8 @@ static void test_activations(void) {
 /* run --record with a filter driven at ctrl 1: the act column of row n is 1 - (1 - dt/tau)^n,
  * in both formats; run --init from the CSV then continues the activations where they were. */
 static void test_recorded_activations(void) {
-  char dir[] = "/tmp/moreau_tendon_XXXXXX";
-  MR_REQUIRE(mkdtemp(dir));
+  char dir[256];
+  mr_test_tmpdir(dir, sizeof dir, "tendon");
   char ctrl[300], args[1400];
   snprintf(ctrl, sizeof ctrl, "%s/ctrl.csv", dir);
   FILE *f = fopen(ctrl, "w");
@@ -277,8 +277,7 @@ static void test_recorded_activations(void) {
   mr_recording_free(&cont);
   mr_recording_free(&all);
   mr_model_free(m);
-  snprintf(args, sizeof args, "rm -rf '%s'", dir);
-  MR_CHECK(system(args) == 0);
+  MR_CHECK(mr_test_rmdir(dir) == 0);
 }
 
 int main(void) {

@@ -22,7 +22,7 @@ static const char *slam_xml =
     "  <keyframe><key qvel='0 0 0 0 0 0  0 0 0 0 0 0  0 0 0 0 0 0  0 0 -30 0 0 0'/></keyframe>\n"
     "</mujoco>\n";
 
-static char dir[] = "/tmp/test_unstable_XXXXXX";
+static char dir[256];
 static char model[300];
 
 static void test_run_reports(void) {
@@ -64,7 +64,7 @@ static void test_batch_reports(void) {
 }
 
 int main(void) {
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  mr_test_tmpdir(dir, sizeof dir, "test_unstable");
   snprintf(model, sizeof model, "%s/slam.xml", dir);
   FILE *f = fopen(model, "w");
   MR_REQUIRE(f);
@@ -72,8 +72,6 @@ int main(void) {
   fclose(f);
   test_run_reports();
   test_batch_reports();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  MR_CHECK(system(cmd) == 0);
+  MR_CHECK(mr_test_rmdir(dir) == 0);
   MR_TEST_END();
 }

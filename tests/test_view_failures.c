@@ -27,8 +27,7 @@ static void check(const char *what, const char *prefix, const char *args, int st
 }
 
 int main(void) {
-  snprintf(dir, sizeof dir, "%s/moreau_view_fail_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  mr_test_tmpdir(dir, sizeof dir, "view_fail");
   char args[2048], shot[600], part[620];
 
   snprintf(shot, sizeof shot, "%s/shot.jpg", dir);
@@ -57,7 +56,6 @@ int main(void) {
   snprintf(args, sizeof args, "view '%s' --frames 30 --quiet", model);
   check("--frames, diverging", "", args, 1, "diverged");
 
-  snprintf(args, sizeof args, "rm -rf '%s'", dir);
-  MR_REQUIRE(system(args) == 0);
+  MR_REQUIRE(mr_test_rmdir(dir) == 0);
   MR_TEST_END();
 }

@@ -243,8 +243,8 @@ static void test_key_names(void) {
 }
 
 int main(void) {
-  char dir[256] = "/tmp/moreau_view_keys_XXXXXX";
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  char dir[256];
+  mr_test_tmpdir(dir, sizeof dir, "view_keys");
   MR_REQUIRE(chdir(dir) == 0); /* recordings land in the current directory */
   test_key_names();
   mr_viewer *v = open_viewer(HUMANOID);
@@ -257,8 +257,6 @@ int main(void) {
   test_toggles(v);
   test_reload_and_drop(v, dir);
   mr_viewer_free(v);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  mr_test_rmdir(dir);
   MR_TEST_END();
 }

@@ -259,8 +259,7 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/moreau_view_render_XXXXXX");
-  MR_REQUIRE(mkdtemp(tmpdir) != NULL);
+  mr_test_tmpdir(tmpdir, sizeof tmpdir, "view_render");
   test_humanoid();
   test_urdf();
   test_sample_model();
@@ -268,8 +267,6 @@ int main(void) {
   test_tendons();
   test_hfield();
   test_errors();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  mr_test_rmdir(tmpdir);
   MR_TEST_END();
 }

@@ -283,8 +283,7 @@ static void check_summary_failure(void) {
 }
 
 int main(void) {
-  snprintf(dir, sizeof dir, "%s/moreau_writes_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  MR_REQUIRE(mkdtemp(dir) != NULL);
+  mr_test_tmpdir(dir, sizeof dir, "writes");
   check_stdout();
   check_file_limit("csv", 200, 20000);
   check_file_limit("h5", 3000, 20000);
@@ -293,8 +292,6 @@ int main(void) {
   check_create_reason();
   check_leftover_part();
   check_summary_failure();
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  MR_REQUIRE(system(cmd) == 0);
+  MR_REQUIRE(mr_test_rmdir(dir) == 0);
   MR_TEST_END();
 }
