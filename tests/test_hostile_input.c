@@ -326,7 +326,9 @@ static void check_scratch(void) {
   const hostile cases[] = {
       {"over 64 MiB", {"info", scratch("over_64mib.xml"), NULL}, "over_64mib.xml", NULL, 1, 0},
       {"2.1M elements", {"info", scratch("many_nodes.xml"), NULL}, "many_nodes.xml", NULL, 1, 0},
-      {"999k geoms", {"info", scratch("many_geoms.xml"), NULL}, "many_geoms.xml", NULL, 2, 0},
+      /* 420 MB of spec: half its CPU time is the kernel clearing pages, which on a virtual
+       * machine varies from run to run by a third; the limit is for a hang */
+      {"999k geoms", {"info", scratch("many_geoms.xml"), NULL}, "many_geoms.xml", NULL, 2, 6.0},
       {"3M numbers in one attribute", {"info", scratch("huge_attribute.xml"), NULL}, "huge_attribute.xml", NULL, 3, 0},
       {"20 MB keyword", {"info", scratch("huge_keyword.xml"), NULL}, "huge_keyword.xml", NULL, 0, 0},
       {"6000-link chain", {"info", scratch("chain_6000.urdf"), NULL}, "chain_6000.urdf", NULL, 0, 0},
