@@ -786,7 +786,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
     }
     if (mr_newton_outer_due(s, &prox)) {
       mr_newton_outer(s, prox);
-      mr_newton_judge(s);
+      mr_newton_merit(s); /* the step's reference; its own measures replace this point's */
       res = mr_newton_recentred_step(s);
       proximal = 1;
     } else {
