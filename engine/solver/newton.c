@@ -120,6 +120,7 @@
  * reaches in MR_NEWTON_PGS_SWEEPS sweeps: they sort out which contacts push, stick and
  * slide, which is all the warm path needs to land on the answer. */
 #define MR_NEWTON_STALL 12
+#define MR_NEWTON_STALL_LONG 192
 #define MR_NEWTON_PGS_SWEEPS 10
 
 /* Islands with more rows than this take Newton's warm path only: where it lands (a heap
@@ -739,7 +740,7 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
    * more at MR_NEWTON_EPS_REST: a proximal step, so that the impulses of a body at rest
    * keep converging from step to step instead of staying wherever they first met the
    * tolerance */
-  double res = mr_newton_start_point(s, from), checkpoint = INFINITY;
+  double res = mr_newton_start_point(s, from), checkpoint = INFINITY, long_checkpoint = INFINITY;
   if (res <= p->tol && res > MR_NEWTON_REST_KEEP * p->tol)
     res = mr_newton_soften(s, MR_NEWTON_EPS_REST);
   double res_from = res;
@@ -771,11 +772,18 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
     if (r->iters >= p->max_iter) break;
     /* stalled: MR_NEWTON_STALL iterations without a tenfold gain. A window with a
      * proximal step is progress whatever the residual did: the residual is judged at the
-     * answer's impulses, which a soft problem's point nears only as its centre moves. */
+     * answer's impulses, which a soft problem's point nears only as its centre moves. But
+     * not for ever: MR_NEWTON_STALL_LONG iterations without a tenfold gain is a stall
+     * whatever happened in them (proximal steps and short Newton steps taking turns at
+     * one residual, on a heap where a contact's friction turns within the step). */
     if ((r->iters - first) % MR_NEWTON_STALL == 0) {
       if (r->iters > first && r->residual > 0.1 * checkpoint && !proximal) break;
       checkpoint = r->residual;
       proximal = 0;
+    }
+    if ((r->iters - first) % MR_NEWTON_STALL_LONG == 0) {
+      if (r->iters > first && r->residual > 0.1 * long_checkpoint) break;
+      long_checkpoint = r->residual;
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
