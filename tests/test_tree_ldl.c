@@ -26,6 +26,15 @@ static mr_model *load_humanoid(void) {
   return m;
 }
 
+/* Data of m with its hinges at a random pose, after a forward pass (qM set). */
+static mr_data *data_at_random_pose(const mr_model *m, unsigned seed) {
+  mr_data *d = mr_data_create(m);
+  MR_REQUIRE(d);
+  for (int i = 7; i < m->nq; i++) d->qpos[i] = 0.5 * lcg(&seed);
+  mr_forward(m, d);
+  return d;
+}
+
 /* Entry (i, j), j an ancestor of i or i itself, in the layout. */
 static double *layout_at(const mr_model *m, double *H, int i, int j) {
   int adr = m->dof_Madr[i];
@@ -38,11 +47,9 @@ static double *layout_at(const mr_model *m, double *H, int i, int j) {
  * the dense matrix's equations. */
 static void test_factor_matches_dense(void) {
   mr_model *m = load_humanoid();
-  mr_data *d = mr_data_create(m);
-  MR_REQUIRE(d);
   unsigned seed = 11;
-  for (int i = 7; i < m->nq; i++) d->qpos[i] = 0.5 * lcg(&seed);
-  mr_forward(m, d);
+  mr_data *d = data_at_random_pose(m, seed);
+  seed += 1000; /* the draws below, apart from the pose's */
   const int nv = m->nv;
   double *H = malloc((size_t)m->nM * sizeof *H), *dense = calloc((size_t)nv * nv, sizeof *dense);
   double *Dinv = malloc((size_t)nv * sizeof *Dinv), *x = malloc((size_t)nv * sizeof *x);
@@ -85,6 +92,77 @@ static void test_factor_matches_dense(void) {
   for (int i = 0; i < nv; i++) differ = fmax(differ, fabs(w[i] - x[i]));
   MR_CHECK_MSG(differ < 1e-12 * scale, "block and single solves differ by %g", differ);
   free(H), free(dense), free(Dinv), free(x), free(b), free(w);
+  mr_data_free(d);
+  mr_model_free(m);
+}
+
+/* Adds scale w w^T over the path from leaf to the root into the layout. */
+static void layout_add_path(const mr_model *m, double *H, const double *w, int leaf, double scale) {
+  for (int i = leaf; i >= 0; i = m->dof_parentid[i])
+    for (int j = i; j >= 0; j = m->dof_parentid[j]) *layout_at(m, H, i, j) += scale * w[i] * w[j];
+}
+
+/* Rank-one updates and downdates of a factor (mr_tree_ldl_update), as newton applies them
+ * when a contact's terms change between iterations: the result must solve what a fresh
+ * factor of the changed matrix solves, to round-off, and a downdate that takes away more
+ * than the matrix holds must be refused. */
+static void test_update_matches_fresh_factor(void) {
+  mr_model *m = load_humanoid();
+  unsigned seed = 5;
+  mr_data *d = data_at_random_pose(m, seed);
+  seed += 1000; /* the draws below, apart from the pose's */
+  const int nv = m->nv, nterm = 16;
+  double *H = malloc((size_t)m->nM * sizeof *H), *F = malloc((size_t)m->nM * sizeof *F);
+  double *Dinv = malloc((size_t)nv * sizeof *Dinv), *Finv = malloc((size_t)nv * sizeof *Finv);
+  double *x = malloc((size_t)nv * sizeof *x), *y = malloc((size_t)nv * sizeof *y);
+  double *w = calloc((size_t)nv, sizeof *w), *terms = malloc((size_t)nterm * nv * sizeof *terms);
+  int leaf[16];
+  double scale[16];
+  MR_REQUIRE(H && F && Dinv && Finv && x && y && w && terms);
+  memcpy(H, d->qM, (size_t)m->nM * sizeof *H);
+  /* terms 0..7 in the matrix at the start, each large next to the mass matrix (a contact
+   * at a small proximal weight), terms 8..15 added later */
+  for (int t = 0; t < nterm; t++) {
+    leaf[t] = (int)((lcg(&seed) + 0.5) * nv) % nv;
+    scale[t] = 1e4 * (lcg(&seed) + 0.5);
+    double *wt = terms + (size_t)t * nv;
+    memset(wt, 0, (size_t)nv * sizeof *wt);
+    for (int j = leaf[t]; j >= 0; j = m->dof_parentid[j]) wt[j] = lcg(&seed);
+    if (t < 8) layout_add_path(m, H, wt, leaf[t], scale[t]);
+  }
+  for (int i = 0; i < nv; i++) Dinv[i] = H[m->dof_Madr[i]];
+  MR_REQUIRE(mr_tree_ldl(m, H, Dinv, 0, nv, 1e-14) == 0);
+  /* take terms 0..5 out, put 8..15 in, interleaved: the matrix of terms 6, 7, 8..15 */
+  for (int t = 0; t < 8; t++) {
+    memcpy(w, terms + (size_t)(8 + t) * nv, (size_t)nv * sizeof *w);
+    MR_CHECK(mr_tree_ldl_update(m, H, Dinv, w, leaf[8 + t], scale[8 + t]) == 0);
+    if (t >= 6) continue;
+    memcpy(w, terms + (size_t)t * nv, (size_t)nv * sizeof *w);
+    MR_CHECK(mr_tree_ldl_update(m, H, Dinv, w, leaf[t], -scale[t]) == 0);
+  }
+  int zero = 1;
+  for (int i = 0; i < nv; i++) zero &= w[i] == 0;
+  MR_CHECK_MSG(zero, "the update leaves its vector zero");
+  memcpy(F, d->qM, (size_t)m->nM * sizeof *F);
+  for (int t = 6; t < nterm; t++) layout_add_path(m, F, terms + (size_t)t * nv, leaf[t], scale[t]);
+  for (int i = 0; i < nv; i++) Finv[i] = F[m->dof_Madr[i]];
+  MR_REQUIRE(mr_tree_ldl(m, F, Finv, 0, nv, 1e-14) == 0);
+  for (int i = 0; i < nv; i++) x[i] = y[i] = lcg(&seed);
+  mr_tree_ldl_solve1(m, H, Dinv, x, 0, nv);
+  mr_tree_ldl_solve1(m, F, Finv, y, 0, nv);
+  double differ = 0, size = 0;
+  for (int i = 0; i < nv; i++) {
+    differ = fmax(differ, fabs(x[i] - y[i]));
+    size = fmax(size, fabs(y[i]));
+  }
+  MR_CHECK_MSG(differ < 1e-8 * size, "updated and fresh factors solve apart by %g of %g", differ, size);
+  /* taking out twice what term 6 put in leaves an indefinite matrix: refused */
+  memcpy(w, terms + 6 * (size_t)nv, (size_t)nv * sizeof *w);
+  MR_CHECK(mr_tree_ldl_update(m, H, Dinv, w, leaf[6], -2 * scale[6]) == -1);
+  zero = 1;
+  for (int i = 0; i < nv; i++) zero &= w[i] == 0;
+  MR_CHECK_MSG(zero, "a refused update leaves its vector zero too");
+  free(H), free(F), free(Dinv), free(Finv), free(x), free(y), free(w), free(terms);
   mr_data_free(d);
   mr_model_free(m);
 }
@@ -181,6 +259,7 @@ static void test_branches_resting_on_each_other(void) {
 
 int main(void) {
   test_factor_matches_dense();
+  test_update_matches_fresh_factor();
   test_pivot_floor();
   test_branches_resting_on_each_other();
   MR_TEST_END();

@@ -95,3 +95,36 @@ void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv,
     x[i] = even + odd;
   }
 }
+
+/* The update of Gill, Golub, Murray and Saunders (1974, method C1) in the layout's order:
+ * dofs are eliminated from the leaves up, so the columns of the textbook's L D L^T are the
+ * rows here, taken from `top` towards the root, and a row's entries past its diagonal are
+ * its ancestors, where w's remainder lands. A dof where w is zero leaves its row as it is,
+ * so only the path is visited. */
+int mr_tree_ldl_update(const mr_model *m, double *LD, double *Dinv, double *w, int top,
+                       double alpha) {
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
+  int ok = 1;
+  for (int k = top; k >= 0; k = m->dof_parentid[k]) {
+    const double p = w[k];
+    w[k] = 0;
+    if (p == 0 || !ok) continue;
+    const int kk = Madr[k], end = mr_tree_row_end(m, k);
+    const double d = LD[kk], dnew = d + alpha * p * p;
+    /* a downdate that cancels the pivot to round-off is left to a fresh factor */
+    if (!(dnew > MR_TREE_LDL_KEEP * d)) {
+      ok = 0;
+      continue;
+    }
+    const double beta = p * alpha / dnew;
+    alpha *= d / dnew;
+    LD[kk] = dnew;
+    Dinv[k] = 1 / dnew;
+    for (int ki = kk + 1; ki < end; ki++) {
+      double *wj = w + col[ki];
+      *wj -= p * LD[ki];
+      LD[ki] += beta * *wj;
+    }
+  }
+  return ok ? 0 : -1;
+}

@@ -31,4 +31,13 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
 void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
                         int hi);
 
+/* LD, Dinv <- the factor of L^T D L + alpha w w^T, w nonzero on the path from dof `top`
+ * to its root only (a row of a contact or limit on that path); w is left zero. A
+ * downdate (alpha < 0) that would leave a pivot below MR_TREE_LDL_KEEP of what it was
+ * stops there and returns -1: the factor is then partly updated, and the caller
+ * factors afresh. Costs the path's rows, not the tree's. */
+#define MR_TREE_LDL_KEEP 1e-4
+int mr_tree_ldl_update(const mr_model *m, double *LD, double *Dinv, double *w, int top,
+                       double alpha);
+
 #endif

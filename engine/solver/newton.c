@@ -313,6 +313,7 @@ size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t ms = mr_newton_max_cols(nrow / 3), ncon = nrow / 3 + 1;
   size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
+  doubles += nrow + 9 * ncon + nv + 1; /* the factor's D and the update's vector */
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
    * most) */
   doubles += 2 * (nrow + 1) + 2 * (nv + 2);
@@ -360,8 +361,11 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->kinks = mr_arena_doubles(work, n + 1);
   s->Hm = mr_arena_doubles(work, (size_t)p->m->nM + 1);
   s->Hdinv = mr_arena_doubles(work, nv + 1);
-  if (!s->kinks || !s->Hm || !s->Hdinv || !s->D || !s->slip || !s->zone || !s->zone_factored ||
-      !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->qrow || !s->pcoef ||
+  s->Dfact = mr_arena_doubles(work, (size_t)s->base + 9 * ncon);
+  s->wup = mr_arena_doubles(work, nv + 1);
+  if (s->wup) memset(s->wup, 0, (nv + 1) * sizeof(double));
+  if (!s->kinks || !s->Hm || !s->Hdinv || !s->Dfact || !s->wup || !s->D || !s->slip || !s->zone ||
+      !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->qrow || !s->pcoef ||
       !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;

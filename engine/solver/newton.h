@@ -44,7 +44,13 @@ typedef struct mr_newton {
    * keeps the mass matrix's pattern and is factored in its layout, tree by tree
    * (engine/core/tree_ldl.h); the other contacts (cross) join the low-rank terms */
   int chain;
+  int articulated;    /* a tree of the island has more dofs than a free body */
   double *Hm, *Hdinv; /* nM, nv */
+  /* the D blocks the mass-layout factor holds (as s->D), so that the next factor can be
+   * reached by rank-one updates where only a few blocks changed (mr_newton_factor); none
+   * while a pivot of the last fresh factor was raised */
+  double *Dfact, *wup; /* as s->D; nv, zero between updates */
+  int raised;
   unsigned char *cross; /* per contact, with chain: its rows leave one path (a self-contact
                            across branches, or a contact between two trees), so its
                            J^T D J enters by the low-rank solve */

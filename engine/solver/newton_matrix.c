@@ -40,12 +40,13 @@ static int mr_newton_row_on_path(const mr_newton *s, int i) {
  * terms. A heap of free bodies keeps the blocks: each body's is small, and a contact
  * between two of them would cost three low-rank columns. */
 void mr_newton_chain_setup(mr_newton *s) {
-  s->chain = 0;
+  s->chain = s->articulated = 0;
   if (s->group < 0 || s->ndof == 0) return;
   const mr_tree_chol *H = &s->H;
   int single = H->tree_of[s->dof[0]] == H->tree_of[s->dof[s->ndof - 1]], articulated = 0;
   for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
     articulated |= hi - lo > MR_FREE_DOFS;
+  s->articulated = articulated;
   if (!single && !articulated) return;
   for (int a = 0; a < s->nbase; a++)
     if (!mr_newton_row_on_path(s, s->brow[a])) return;
@@ -129,11 +130,116 @@ static void mr_newton_add_block(mr_newton *s, int i0, int nr, const double *Db) 
   }
 }
 
-/* The symmetric part of Newton's matrix over the island, assembled and factored. */
+/* Rank-one terms a factor in the mass layout may take in place of a fresh factor: each
+ * costs its block's path from the root, a fresh factor every row of the island's trees. */
+#define MR_NEWTON_UPDATES 16
+
+/* H += alpha (J_b^T q)(J_b^T q)^T for a block of nr rows starting at row i0. */
+static int mr_newton_rank_one(mr_newton *s, int i0, int nr, const double q[3], double alpha) {
+  const mr_block_rows b = mr_newton_block_rows(s, i0, nr);
+  if (b.n == 0) return 0;
+  for (int c = 0; c < b.n; c++) {
+    double w = 0;
+    for (int x = 0; x < nr; x++) w += q[x] * b.J[x][c];
+    s->wup[b.cols[c]] = w;
+  }
+  return mr_tree_ldl_update(s->m, s->Hm, s->Hdinv, s->wup, b.cols[b.n - 1], alpha);
+}
+
+/* A contact's change of D, from Do to Dn, as rank-one terms (q, alpha) into q[] and
+ * alpha[]: its normal entry, and its tangent 2 x 2 block by its eigenvectors (D has no
+ * normal-tangent coupling in any zone: mr_newton_contact). Returns their number. */
+static int mr_newton_contact_terms(const double *Dn, const double *Do, double q[3][3], double alpha[3]) {
+  int n = 0;
+  double dn = Dn[0] - Do[0], a = Dn[4] - Do[4], b = Dn[5] - Do[5], c = Dn[8] - Do[8];
+  if (dn != 0) {
+    q[n][0] = 1, q[n][1] = q[n][2] = 0;
+    alpha[n++] = dn;
+  }
+  if (b == 0) {
+    for (int t = 0; t < 2; t++) {
+      double e = t == 0 ? a : c;
+      if (e == 0) continue;
+      q[n][0] = 0, q[n][1] = t == 0, q[n][2] = t == 1;
+      alpha[n++] = e;
+    }
+    return n;
+  }
+  double mean = 0.5 * (a + c), half = mr_len2(0.5 * (a - c), b);
+  for (int sign = 1; sign >= -1; sign -= 2) {
+    double lam = mean + sign * half;
+    /* (lam - c, b) and (b, lam - a) are both eigenvectors; the longer is the better one */
+    double u0 = lam - c, u1 = b, v0 = b, v1 = lam - a;
+    if (mr_len2(v0, v1) > mr_len2(u0, u1)) u0 = v0, u1 = v1;
+    double len = mr_len2(u0, u1);
+    if (lam == 0 || len == 0) continue;
+    q[n][0] = 0, q[n][1] = u0 / len, q[n][2] = u1 / len;
+    alpha[n++] = lam;
+  }
+  return n;
+}
+
+/* One pass of mr_newton_update over the blocks: the terms of one sign (updates before
+ * downdates, so the matrix stays as far from singular as it can in between), or, with
+ * apply = 0, their count. Returns that count, or -1 when an update failed. */
+static int mr_newton_update_pass(mr_newton *s, int sign, int apply) {
+  int n = 0;
+  for (int a = 0; a < s->nbase; a++) {
+    int i = s->brow[a];
+    double dd = s->D[i] - s->Dfact[i], one[3] = {1, 0, 0};
+    if (dd == 0 || (sign > 0) != (dd > 0)) continue;
+    n++;
+    if (apply && mr_newton_rank_one(s, i, 1, one, dd)) return -1;
+  }
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a];
+    if (s->cross[k]) continue; /* not in the factor */
+    double q[3][3], alpha[3];
+    int nt = mr_newton_contact_terms(mr_newton_Dc(s, k), s->Dfact + s->base + 9 * k, q, alpha);
+    for (int t = 0; t < nt; t++) {
+      if ((sign > 0) != (alpha[t] > 0)) continue;
+      n++;
+      if (apply && mr_newton_rank_one(s, s->base + 3 * k, 3, q[t], alpha[t])) return -1;
+    }
+  }
+  return n;
+}
+
+/* The D blocks of the island into Dfact. */
+static void mr_newton_keep_D(mr_newton *s) {
+  for (int a = 0; a < s->nbase; a++) s->Dfact[s->brow[a]] = s->D[s->brow[a]];
+  for (int a = 0; a < s->ncon; a++) {
+    int k = s->con[a];
+    memcpy(s->Dfact + s->base + 9 * k, mr_newton_Dc(s, k), 9 * sizeof(double));
+  }
+}
+
+/* The mass-layout factor brought from the D it holds to the current one by rank-one terms,
+ * when it is the factor at the current r (mr_newton_regularization clears s->factored)
+ * and few blocks changed: within a step the zones move a few contacts at a time, and a
+ * sliding contact's tangent block only turns. Only for an articulated tree: a free body's
+ * fresh factor costs no more than the update's bookkeeping. Returns 0, or -1 when a fresh
+ * factor is due (the factor may then be partly updated). */
+static int mr_newton_update(mr_newton *s) {
+  if (!s->chain || !s->articulated || !s->factored || s->raised) return -1;
+  int up = mr_newton_update_pass(s, 1, 0), down = mr_newton_update_pass(s, -1, 0);
+  if (up + down > MR_NEWTON_UPDATES) return -1;
+  if (mr_newton_update_pass(s, 1, 1) < 0 || mr_newton_update_pass(s, -1, 1) < 0) return -1;
+  mr_newton_keep_D(s);
+  return 0;
+}
+
+/* The symmetric part of Newton's matrix over the island, assembled and factored, or
+ * updated (mr_newton_update). */
 int mr_newton_factor(mr_newton *s) {
   const mr_model *m = s->m;
   const double *qM = s->d->qM;
   if (s->group < 0) return 0; /* no dof: nothing to factor */
+  if (mr_newton_update(s) == 0) {
+    mr_newton_zones_copy(s, s->zone_factored, s->zone);
+    return 0;
+  }
+  s->factored = 0; /* until the fresh factor below succeeds */
   if (s->chain) {
     for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);) {
       int from = m->dof_Madr[lo], to = hi < m->nv ? m->dof_Madr[hi] : m->nM;
@@ -159,10 +265,14 @@ int mr_newton_factor(mr_newton *s) {
       mr_newton_add_block(s, s->base + 3 * k, 3, mr_newton_Dc(s, k));
   }
   if (s->chain) {
+    s->raised = 0;
     for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);) {
       for (int i = lo; i < hi; i++) s->Hdinv[i] = s->Hm[m->dof_Madr[i]];
-      if (mr_tree_ldl(m, s->Hm, s->Hdinv, lo, hi, 1e-14) < 0) return -1;
+      int raised = mr_tree_ldl(m, s->Hm, s->Hdinv, lo, hi, 1e-14);
+      if (raised < 0) return -1;
+      s->raised += raised;
     }
+    mr_newton_keep_D(s);
   } else if (mr_tree_chol_factor_group(&s->H, s->group, 1e-14) < 0) {
     return -1;
   }
