@@ -166,6 +166,21 @@ void mr_data_free(mr_data *d) {
   free(d);
 }
 
+int mr_data_copy(const mr_model *m, mr_data *dst, const mr_data *src) {
+  if (!m || !dst || !src || dst->nbuffer != src->nbuffer || dst->nbuffer != mr_data_buffer_bytes(m))
+    return -1;
+  unsigned char *buffer = dst->buffer, *arena = dst->arena;
+  size_t narena = dst->narena;
+  *dst = *src;
+  dst->buffer = buffer;
+  dst->arena = arena;
+  dst->narena = narena;
+  dst->parena = 0;
+  memcpy(buffer, src->buffer, src->nbuffer);
+  mr_data_assign(m, dst);
+  return 0;
+}
+
 void mr_data_reset(const mr_model *m, mr_data *d) {
   mr_option opt = d->opt;
   unsigned char *buffer = d->buffer, *arena = d->arena;

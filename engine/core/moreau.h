@@ -679,6 +679,12 @@ mr_data *mr_data_create(const mr_model *m);
 /* Bytes one mr_data of m takes (its arrays and its per-step arena), without creating it. */
 size_t mr_data_bytes(const mr_model *m);
 void mr_data_free(mr_data *d);
+/* dst <- src, both made for m: the state, the settings (opt), the warm start and the last
+ * step's contacts and statistics, so that stepping dst goes on exactly as stepping src
+ * would (rollouts from one state, a solver tried on the same problem: bench_replay).
+ * dst keeps its own scratch arena. Returns -1, copying nothing, when either was made for
+ * another model. */
+int mr_data_copy(const mr_model *m, mr_data *dst, const mr_data *src);
 /* Back to qpos0, zero velocity, ctrl and act, time 0 (keeps d->opt). */
 void mr_data_reset(const mr_model *m, mr_data *d);
 /* Reset to keyframe k; returns -1 if k is out of range. */
