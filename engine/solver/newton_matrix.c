@@ -179,27 +179,32 @@ static int mr_newton_contact_terms(const double *Dn, const double *Do, double q[
   return n;
 }
 
-/* One pass of mr_newton_update over the blocks: the terms of one sign (updates before
- * downdates, so the matrix stays as far from singular as it can in between), or, with
- * apply = 0, their count. Returns that count, or -1 when an update failed. */
-static int mr_newton_update_pass(mr_newton *s, int sign, int apply) {
+/* One rank-one term of mr_newton_update: alpha (J_b^T q)(J_b^T q)^T over the nr rows of
+ * a block from row i0. */
+typedef struct mr_rank_one {
+  int i0, nr;
+  double q[3], alpha;
+} mr_rank_one;
+
+/* The terms that bring the factor's D to the current one, block by block, into t;
+ * returns their number, or -1 when there are more than MR_NEWTON_UPDATES. */
+static int mr_newton_update_terms(const mr_newton *s, mr_rank_one *t) {
   int n = 0;
   for (int a = 0; a < s->nbase; a++) {
     int i = s->brow[a];
-    double dd = s->D[i] - s->Dfact[i], one[3] = {1, 0, 0};
-    if (dd == 0 || (sign > 0) != (dd > 0)) continue;
-    n++;
-    if (apply && mr_newton_rank_one(s, i, 1, one, dd)) return -1;
+    double dd = s->D[i] - s->Dfact[i];
+    if (dd == 0) continue;
+    if (n == MR_NEWTON_UPDATES) return -1;
+    t[n++] = (mr_rank_one){i, 1, {1, 0, 0}, dd};
   }
   for (int a = 0; a < s->ncon; a++) {
     int k = s->con[a];
     if (s->cross[k]) continue; /* not in the factor */
     double q[3][3], alpha[3];
     int nt = mr_newton_contact_terms(mr_newton_Dc(s, k), s->Dfact + s->base + 9 * k, q, alpha);
-    for (int t = 0; t < nt; t++) {
-      if ((sign > 0) != (alpha[t] > 0)) continue;
-      n++;
-      if (apply && mr_newton_rank_one(s, s->base + 3 * k, 3, q[t], alpha[t])) return -1;
+    for (int c = 0; c < nt; c++) {
+      if (n == MR_NEWTON_UPDATES) return -1;
+      t[n++] = (mr_rank_one){s->base + 3 * k, 3, {q[c][0], q[c][1], q[c][2]}, alpha[c]};
     }
   }
   return n;
@@ -222,9 +227,16 @@ static void mr_newton_keep_D(mr_newton *s) {
  * factor is due (the factor may then be partly updated). */
 static int mr_newton_update(mr_newton *s) {
   if (!s->chain || !s->articulated || !s->factored || s->raised) return -1;
-  int up = mr_newton_update_pass(s, 1, 0), down = mr_newton_update_pass(s, -1, 0);
-  if (up + down > MR_NEWTON_UPDATES) return -1;
-  if (mr_newton_update_pass(s, 1, 1) < 0 || mr_newton_update_pass(s, -1, 1) < 0) return -1;
+  mr_rank_one terms[MR_NEWTON_UPDATES];
+  int n = mr_newton_update_terms(s, terms);
+  if (n < 0) return -1;
+  /* updates before downdates, so that the matrix stays as far from singular as it can in
+   * between */
+  for (int sign = 1; sign >= -1; sign -= 2)
+    for (int c = 0; c < n; c++)
+      if ((sign > 0) == (terms[c].alpha > 0) &&
+          mr_newton_rank_one(s, terms[c].i0, terms[c].nr, terms[c].q, terms[c].alpha))
+        return -1;
   mr_newton_keep_D(s);
   return 0;
 }
