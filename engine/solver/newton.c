@@ -35,7 +35,9 @@
  * tree whose rows each move one path from the root (a robot touching the floor) keeps the
  * mass matrix's own pattern and is factored in its layout with no fill
  * (engine/core/tree_ldl.h; contacts across two branches, a hand on a thigh, are left out
- * of it and added with the rank-one terms, three columns each), and so is each tree of an
+ * of it and added with the rank-one terms, three columns each; from one iteration to the
+ * next a robot's factor follows the few blocks whose D changed by rank-one updates
+ * instead of a fresh factor, newton_matrix.c), and so is each tree of an
  * island that holds a robot, its contacts between trees (an object lying on the robot)
  * added in the same way; any other island by block
  * Cholesky over trees (tree_cholesky.h): a pile of boxes a block per box with fill only
@@ -365,8 +367,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
   s->wup = mr_arena_doubles(work, nv + 1);
   if (s->wup) memset(s->wup, 0, (nv + 1) * sizeof(double));
   if (!s->kinks || !s->Hm || !s->Hdinv || !s->Dfact || !s->wup || !s->D || !s->slip || !s->zone ||
-      !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->qrow || !s->pcoef ||
-      !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
+      !s->zone_factored || !s->zone_outer || !s->zone_side || !s->cols || !s->W || !s->qrow ||
+      !s->pcoef || !s->cross || !s->piv || !s->Y || !s->jac || !s->rhs)
     return -1;
   if (mr_tree_chol_init(&s->H, p->m, work)) return -1;
   mr_newton_join(s);

@@ -149,7 +149,8 @@ static int mr_newton_rank_one(mr_newton *s, int i0, int nr, const double q[3], d
 /* A contact's change of D, from Do to Dn, as rank-one terms (q, alpha) into q[] and
  * alpha[]: its normal entry, and its tangent 2 x 2 block by its eigenvectors (D has no
  * normal-tangent coupling in any zone: mr_newton_contact). Returns their number. */
-static int mr_newton_contact_terms(const double *Dn, const double *Do, double q[3][3], double alpha[3]) {
+static int mr_newton_contact_terms(const double *Dn, const double *Do, double q[3][3],
+                                   double alpha[3]) {
   int n = 0;
   double dn = Dn[0] - Do[0], a = Dn[4] - Do[4], b = Dn[5] - Do[5], c = Dn[8] - Do[8];
   if (dn != 0) {
