@@ -169,6 +169,7 @@ void mr_data_free(mr_data *d) {
 int mr_data_copy(const mr_model *m, mr_data *dst, const mr_data *src) {
   if (!m || !dst || !src || dst->nbuffer != src->nbuffer || dst->nbuffer != mr_data_buffer_bytes(m))
     return -1;
+  if (dst == src) return 0; /* memcpy onto itself is undefined */
   unsigned char *buffer = dst->buffer, *arena = dst->arena;
   size_t narena = dst->narena;
   *dst = *src;

@@ -27,6 +27,8 @@ static void test_copy_steps_on_identically(void) {
   MR_REQUIRE(d->ncon > 0);
   MR_CHECK(mr_data_copy(m, e, d) == 0);
   MR_CHECK(e->time == d->time && e->ncon == d->ncon && same_state(m, d, e));
+  double t = d->time, q = d->qpos[7];
+  MR_CHECK(mr_data_copy(m, d, d) == 0 && d->time == t && d->qpos[7] == q); /* onto itself */
   memcpy(cold->qpos, d->qpos, (size_t)m->nq * sizeof(double));
   memcpy(cold->qvel, d->qvel, (size_t)m->nv * sizeof(double));
   cold->time = d->time;
