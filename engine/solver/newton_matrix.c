@@ -285,7 +285,7 @@ int mr_newton_factor(mr_newton *s) {
       if (raised < 0) return -1;
       s->raised += raised;
     }
-    mr_newton_keep_D(s);
+    if (s->articulated) mr_newton_keep_D(s); /* the only islands mr_newton_update serves */
   } else if (mr_tree_chol_factor_group(&s->H, s->group, 1e-14) < 0) {
     return -1;
   }
