@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/core/mr_math.h"
 #include "engine/core/tree_ldl.h"
 #include "moreau.h"
 #include "mr_test.h"
@@ -140,9 +141,7 @@ static void test_update_matches_fresh_factor(void) {
     memcpy(w, terms + (size_t)t * nv, (size_t)nv * sizeof *w);
     MR_CHECK(mr_tree_ldl_update(m, H, Dinv, w, leaf[t], -scale[t]) == 0);
   }
-  int zero = 1;
-  for (int i = 0; i < nv; i++) zero &= w[i] == 0;
-  MR_CHECK_MSG(zero, "the update leaves its vector zero");
+  MR_CHECK_MSG(mr_all_zero(w, nv), "the update leaves its vector zero");
   memcpy(F, d->qM, (size_t)m->nM * sizeof *F);
   for (int t = 6; t < nterm; t++) layout_add_path(m, F, terms + (size_t)t * nv, leaf[t], scale[t]);
   for (int i = 0; i < nv; i++) Finv[i] = F[m->dof_Madr[i]];
@@ -159,9 +158,7 @@ static void test_update_matches_fresh_factor(void) {
   /* taking out twice what term 6 put in leaves an indefinite matrix: refused */
   memcpy(w, terms + 6 * (size_t)nv, (size_t)nv * sizeof *w);
   MR_CHECK(mr_tree_ldl_update(m, H, Dinv, w, leaf[6], -2 * scale[6]) == -1);
-  zero = 1;
-  for (int i = 0; i < nv; i++) zero &= w[i] == 0;
-  MR_CHECK_MSG(zero, "a refused update leaves its vector zero too");
+  MR_CHECK_MSG(mr_all_zero(w, nv), "a refused update leaves its vector zero too");
   free(H), free(F), free(Dinv), free(Finv), free(x), free(y), free(w), free(terms);
   mr_data_free(d);
   mr_model_free(m);
