@@ -7,7 +7,7 @@
 #include <string.h>
 
 #if MOREAU_HAVE_MPI
-#include <mpi.h>
+#include "mpi_api.h"
 #endif
 
 enum { TAG_COUNT = 601, TAG_ROW = 602 };
@@ -43,6 +43,7 @@ int mr_batch_mpi_init(mr_batch_mpi *mp, char *err, int errlen) {
   mp->local_size = 1;
   if (!mr_batch_mpi_launched()) return 0;
 #if MOREAU_HAVE_MPI
+  if (mr_mpi_load(err, errlen)) return -1;
   int provided = 0;
   if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     snprintf(err, (size_t)errlen, "MPI_Init_thread failed");

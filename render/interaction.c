@@ -1,7 +1,7 @@
 /* Mouse: orbit, pan and zoom the camera; double-click to select a body; ctrl+drag to pull
  * the selected body with a spring, as MuJoCo's simulate does. */
 #define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
+#include "glfw_api.h"
 #include <glad/gl.h>
 #include <math.h>
 #include <string.h>

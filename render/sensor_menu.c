@@ -3,7 +3,7 @@
 #define GLFW_INCLUDE_NONE
 #include "sensor_menu.h"
 
-#include <GLFW/glfw3.h>
+#include "glfw_api.h"
 #include <math.h>
 #include <stdio.h>
 

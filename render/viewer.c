@@ -3,7 +3,7 @@
 #include "viewer.h"
 
 #define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
+#include "glfw_api.h"
 #include <glad/gl.h>
 #include <math.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* Keyboard: one function for every key, called by the GLFW callback, scripted keys and
  * tests alike. */
 #define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
+#include "glfw_api.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

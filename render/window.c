@@ -3,7 +3,7 @@
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
+#include "glfw_api.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +90,8 @@ int mr_window_open(mr_viewer *v, int width, int height, int visible, char *err, 
   const char *display = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
     return window_fail(err, errlen, status, "no display (set DISPLAY or run under xvfb-run)");
+  char why[400];
+  if (mr_glfw_load(why, (int)sizeof why)) return window_fail(err, errlen, status, why);
   glfwSetErrorCallback(on_glfw_error);
   glfw_last_error[0] = 0;
   if (!glfwInit()) return window_fail(err, errlen, status, glfw_last_error[0] ? glfw_last_error : "GLFW cannot start");

@@ -2,8 +2,10 @@
  * program linked with libmoreau starts: a meshless model loads, steps and records CSV with
  * neither in the process; recording HDF5 opens libhdf5 and the file reads back through the
  * same table; a model with an OBJ mesh opens libassimp. The moreau command starts without
- * them. A library that cannot be opened ends the run with one line and exit status 2,
- * before any file is written. This test links neither library itself. */
+ * them, and without libmpi, which only a batch under mpirun opens (app/mpi_api.h; its use
+ * is test_batch_mpi's), and libglfw, which only a window opens (render/glfw_api.h; the
+ * test_view_* tests use it). A library that cannot be opened ends the run with one line and
+ * exit status 2, before any file is written. This test links none of them itself. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include <link.h>
 #include <stdio.h>
@@ -90,6 +92,8 @@ static void check_command_start(void) {
   MR_CHECK_MSG(strstr(r.err, "libxml2") != NULL, "LD_DEBUG listed no libraries");
   MR_CHECK_MSG(strstr(r.err, "libhdf5") == NULL, "moreau info opened libhdf5");
   MR_CHECK_MSG(strstr(r.err, "libassimp") == NULL, "moreau info opened libassimp");
+  MR_CHECK_MSG(strstr(r.err, "libmpi") == NULL, "moreau info opened libmpi");
+  MR_CHECK_MSG(strstr(r.err, "libglfw") == NULL, "moreau info opened libglfw");
   cli_free(&r);
 }
 
@@ -118,6 +122,39 @@ static void check_missing_library(void) {
                    strstr(r.err, "hexprism.obj: cannot read mesh files") &&
                    strstr(r.err, "libassimp_none.so"),
                "%s", r.err);
+  cli_free(&r);
+#if MOREAU_TEST_HAVE_VIEWER
+  /* a display named (never reached) and no libglfw: no screenshot either */
+  char png[320];
+  snprintf(png, sizeof png, "%s/shot.png", tmpdir);
+  snprintf(args, sizeof args, "view '%s' --frames 1 --screenshot '%s'", HUMANOID, png);
+  r = mr_cli_run(tmpdir, "DISPLAY=:97 MOREAU_GLFW_LIBRARY=/nonexistent/libglfw_none.so", args);
+  MR_CHECK(r.status != 0);
+  MR_CHECK_MSG(count_char(r.err, '\n') == 1 && strstr(r.err, "cannot open a window: GLFW") &&
+                   strstr(r.err, "libglfw_none.so"),
+               "%s", r.err);
+  MR_CHECK(!file_exists(png));
+  cli_free(&r);
+#endif
+  if (!MOREAU_HAVE_MPI) return;
+
+  /* a batch that finds itself launched by mpirun (its environment says so) and no libmpi */
+  char spec[300], dir[300];
+  snprintf(spec, sizeof spec, "%s/jobs.toml", tmpdir);
+  snprintf(dir, sizeof dir, "%s/batch_out", tmpdir);
+  FILE *f = fopen(spec, "w");
+  MR_REQUIRE(f != NULL);
+  fprintf(f, "model = \"%s\"\nsteps = 5\nseed = 1..2\n", HUMANOID);
+  fclose(f);
+  snprintf(args, sizeof args, "batch '%s' --out '%s'", spec, dir);
+  r = mr_cli_run(tmpdir, "OMPI_COMM_WORLD_SIZE=1 MOREAU_MPI_LIBRARY=/nonexistent/libmpi_none.so",
+                 args);
+  MR_CHECK(r.status == 2);
+  MR_CHECK_MSG(count_char(r.err, '\n') == 1 && strstr(r.err, "cannot start MPI") &&
+                   strstr(r.err, "libmpi_none.so"),
+               "%s", r.err);
+  snprintf(part, sizeof part, "%s/summary.csv", dir);
+  MR_CHECK(!file_exists(part));
   cli_free(&r);
 }
 

@@ -4,7 +4,7 @@
  * drawn into an offscreen framebuffer (hidden GLFW window, GL 3.3 core, run under Xvfb)
  * and the pixels are checked. */
 #include <glad/gl.h>
-#include <GLFW/glfw3.h>
+#include "render/glfw_api.h" /* libglfw through the viewer's table */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +339,11 @@ static void test_panel_decimation(mr_draw2d *g) {
 }
 
 static int test_gl(void) {
+  char err[400];
+  if (mr_glfw_load(err, (int)sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    return 0;
+  }
   if (!glfwInit()) {
     fprintf(stderr, "glfwInit failed: no display (run under xvfb-run)\n");
     return 0;

@@ -10,8 +10,8 @@ static int mr_lazy_lib_open(mr_lazy_lib *lib) {
   const char *file = lib->env ? getenv(lib->env) : NULL;
   if (!file || !*file) file = lib->soname;
   /* RTLD_LOCAL: its symbols serve this table only, and never stand in for another
-   * library's of the same name */
-  void *handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+   * library's of the same name (unless the library needs them global) */
+  void *handle = dlopen(file, RTLD_NOW | (lib->global ? RTLD_GLOBAL : RTLD_LOCAL));
   if (!handle) {
     const char *why = dlerror();
     snprintf(lib->why, sizeof lib->why, "%s", why ? why : file);

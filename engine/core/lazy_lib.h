@@ -28,13 +28,20 @@ typedef struct mr_lazy_lib {
   pthread_mutex_t lock; /* PTHREAD_MUTEX_INITIALIZER */
   int tried;
   char why[256]; /* empty once loaded */
+  int global;    /* opened RTLD_GLOBAL: plugins it opens itself resolve against it */
 } mr_lazy_lib;
 
 /* A library's description: its soname, the variable that overrides it, its symbols (an
  * array) and its start function (or NULL), not yet opened. */
 #define MR_LAZY_LIB(soname, env, symbols, start)                                             \
   {(soname), (env), (symbols), (int)(sizeof(symbols) / sizeof((symbols)[0])), (start),      \
-   PTHREAD_MUTEX_INITIALIZER, 0, ""}
+   PTHREAD_MUTEX_INITIALIZER, 0, "", 0}
+
+/* The same for a library whose own plugins expect its symbols in the global scope
+ * (OpenMPI's components). */
+#define MR_LAZY_LIB_GLOBAL(soname, env, symbols, start)                                      \
+  {(soname), (env), (symbols), (int)(sizeof(symbols) / sizeof((symbols)[0])), (start),      \
+   PTHREAD_MUTEX_INITIALIZER, 0, "", 1}
 
 /* Opens lib once per process (thread-safe; later calls return the first one's verdict).
  * 0, or -1 and "PATH: cannot WHAT: REASON" in err, PATH the file the caller was about to
