@@ -22,7 +22,7 @@ static const mr_lazy_symbol mr_mpi_symbols[] = {MR_MPI_FUNCTIONS(MR_MPI_FUNCTION
  * none, for the failure path). Global: OpenMPI opens its components itself, and they
  * resolve libmpi's symbols in the global scope. */
 static mr_lazy_lib mr_mpi_lib =
-    MR_LAZY_LIB_GLOBAL(MOREAU_MPI_SONAME, "MOREAU_MPI_LIBRARY", mr_mpi_symbols, NULL);
+    MR_LAZY_LIB(MOREAU_MPI_SONAME, "MOREAU_MPI_LIBRARY", mr_mpi_symbols, NULL, MR_LAZY_GLOBAL);
 
 int mr_mpi_load(char *err, int errlen) {
   return mr_lazy_lib_load(&mr_mpi_lib, "mpirun", "start MPI", err, errlen);

@@ -18,7 +18,8 @@ static const mr_lazy_symbol mr_glfw_symbols[] = {MR_GLFW_FUNCTIONS(MR_GLFW_FUNCT
 /* MOREAU_GLFW_LIBRARY names another build of the same major version (or, in a test, a file
  * that is none, for the failure path). */
 static mr_lazy_lib mr_glfw_lib =
-    MR_LAZY_LIB(MOREAU_GLFW_SONAME, "MOREAU_GLFW_LIBRARY", mr_glfw_symbols, NULL);
+    MR_LAZY_LIB(MOREAU_GLFW_SONAME, "MOREAU_GLFW_LIBRARY", mr_glfw_symbols, NULL,
+                MR_LAZY_LOCAL);
 
 int mr_glfw_load(char *err, int errlen) {
   return mr_lazy_lib_load(&mr_glfw_lib, "GLFW", "be loaded", err, errlen);

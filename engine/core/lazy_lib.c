@@ -11,7 +11,7 @@ static int mr_lazy_lib_open(mr_lazy_lib *lib) {
   if (!file || !*file) file = lib->soname;
   /* RTLD_LOCAL: its symbols serve this table only, and never stand in for another
    * library's of the same name (unless the library needs them global) */
-  void *handle = dlopen(file, RTLD_NOW | (lib->global ? RTLD_GLOBAL : RTLD_LOCAL));
+  void *handle = dlopen(file, RTLD_NOW | (lib->scope == MR_LAZY_GLOBAL ? RTLD_GLOBAL : RTLD_LOCAL));
   if (!handle) {
     const char *why = dlerror();
     snprintf(lib->why, sizeof lib->why, "%s", why ? why : file);

@@ -28,20 +28,18 @@ typedef struct mr_lazy_lib {
   pthread_mutex_t lock; /* PTHREAD_MUTEX_INITIALIZER */
   int tried;
   char why[256]; /* empty once loaded */
-  int global;    /* opened RTLD_GLOBAL: plugins it opens itself resolve against it */
+  int scope;     /* MR_LAZY_LOCAL or MR_LAZY_GLOBAL: dlopen's RTLD_LOCAL or RTLD_GLOBAL */
 } mr_lazy_lib;
 
-/* A library's description: its soname, the variable that overrides it, its symbols (an
- * array) and its start function (or NULL), not yet opened. */
-#define MR_LAZY_LIB(soname, env, symbols, start)                                             \
-  {(soname), (env), (symbols), (int)(sizeof(symbols) / sizeof((symbols)[0])), (start),      \
-   PTHREAD_MUTEX_INITIALIZER, 0, "", 0}
+/* Where a library's symbols go: its own scope, serving its table only, or the global one,
+ * for a library whose plugins resolve against it (OpenMPI's components). */
+enum { MR_LAZY_LOCAL = 0, MR_LAZY_GLOBAL = 1 };
 
-/* The same for a library whose own plugins expect its symbols in the global scope
- * (OpenMPI's components). */
-#define MR_LAZY_LIB_GLOBAL(soname, env, symbols, start)                                      \
+/* A library's description: its soname, the variable that overrides it, its symbols (an
+ * array), its start function (or NULL) and its scope, not yet opened. */
+#define MR_LAZY_LIB(soname, env, symbols, start, scope)                                      \
   {(soname), (env), (symbols), (int)(sizeof(symbols) / sizeof((symbols)[0])), (start),      \
-   PTHREAD_MUTEX_INITIALIZER, 0, "", 1}
+   PTHREAD_MUTEX_INITIALIZER, 0, "", (scope)}
 
 /* Opens lib once per process (thread-safe; later calls return the first one's verdict).
  * 0, or -1 and "PATH: cannot WHAT: REASON" in err, PATH the file the caller was about to

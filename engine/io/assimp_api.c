@@ -17,7 +17,8 @@ static const mr_lazy_symbol mr_assimp_symbols[] = {MR_ASSIMP_FUNCTIONS(MR_ASSIMP
 /* MOREAU_ASSIMP_LIBRARY names another build of the same release (or, in a test, a file
  * that is none, for the failure path). */
 static mr_lazy_lib mr_assimp_lib =
-    MR_LAZY_LIB(MOREAU_ASSIMP_SONAME, "MOREAU_ASSIMP_LIBRARY", mr_assimp_symbols, NULL);
+    MR_LAZY_LIB(MOREAU_ASSIMP_SONAME, "MOREAU_ASSIMP_LIBRARY", mr_assimp_symbols, NULL,
+                MR_LAZY_LOCAL);
 
 int mr_assimp_load(const char *path, char *err, int errlen) {
   return mr_lazy_lib_load(&mr_assimp_lib, path, "read mesh files", err, errlen);

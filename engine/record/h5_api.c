@@ -38,7 +38,8 @@ static int mr_h5_start(const char *file, char *why, int whylen) {
 /* MOREAU_HDF5_LIBRARY names another build of the same release (or, in a test, a file that
  * is none, for the failure path). */
 static mr_lazy_lib mr_h5_lib =
-    MR_LAZY_LIB(MOREAU_HDF5_SONAME, "MOREAU_HDF5_LIBRARY", mr_h5_symbols, mr_h5_start);
+    MR_LAZY_LIB(MOREAU_HDF5_SONAME, "MOREAU_HDF5_LIBRARY", mr_h5_symbols, mr_h5_start,
+                MR_LAZY_LOCAL);
 
 int mr_h5_load(const char *path, char *err, int errlen) {
   return mr_lazy_lib_load(&mr_h5_lib, path, "record or read HDF5", err, errlen);
