@@ -375,10 +375,11 @@ static int bench_model(const char *path, double dt, int steps, int rounds, doubl
 }
 
 /* --long: the scenes of issue 15, where contact rests for a long time, at their full
- * horizons (no solver is cut short), then two more resting scenes: papers/004's Clutter
- * (forty objects settled in a bin: one island of a few hundred rows) and a hundred boxes
- * resting apart on a floor (a hundred small islands). Solvers: the default and pgs unless
- * MOREAU_BENCH_SOLVERS names others. */
+ * horizons (no solver is cut short), then three more resting scenes: papers/004's Clutter
+ * (forty objects settled in a bin: one island of a few hundred rows), a hundred boxes
+ * resting apart on a floor (a hundred small islands) and a heap of 72 objects (one island
+ * of more than 400 rows, cylinders rolling in its hollows). Solvers: the default and pgs
+ * unless MOREAU_BENCH_SOLVERS names others. */
 typedef struct scene {
   const char *path;
   double seconds, dt; /* dt 0: the model's */
@@ -392,6 +393,7 @@ static const scene long_scenes[] = {
     {MOREAU_SOURCE_DIR "/models/pile20.xml", 10.0, 0},
     {MOREAU_SOURCE_DIR "/models/clutter.xml", 25.0, 0},
     {MOREAU_SOURCE_DIR "/models/boxes100.xml", 5.0, 0},
+    {MOREAU_SOURCE_DIR "/models/pile72.xml", 5.0, 0},
 };
 
 /* The chaotic scenes again from nudged starts: in a heap, or a humanoid with objects lying on

@@ -125,19 +125,23 @@
 #define MR_NEWTON_STALL_LONG 192
 #define MR_NEWTON_PGS_SWEEPS 10
 
-/* Islands with more rows than this take Newton's warm path only: where it lands (a heap
- * at rest, whose zones hold from step to step) Newton finishes the island in an iteration
- * or two; where it does not (a heap falling or sliding, many contacts changing zone), the
- * island goes to the stage's pgs (velocity form) from the warm start. A soft restart on such
- * an island costs tens of factorizations of a heap with fill (seconds per simulated second
- * on models/pile200.xml while it falls, its islands then of hundreds to thousands of
- * rows), and pgs on the island's own dual form (mr_newton_island_pgs) a dense Delassus
- * matrix of nrow^2, for which the arena is sized up to this many rows. A robot on the
- * floor or a stack of boxes has tens of rows; the forty objects in a bin of
- * models/clutter.xml join into one island of about 350 rows, which is let restart soft:
- * from nudged starts the stage's pgs left steps of it at the cap, far from the tolerance
- * (the README's design section has the trade). */
+/* A heap: an island of more rows than MR_NEWTON_PGS_ROWS (a few hundred objects touching,
+ * models/pile72.xml once it lands). pgs on the island's own dual form
+ * (mr_newton_island_pgs) takes a dense Delassus matrix of nrow^2, for which the arena is
+ * sized up to this many rows; a heap where Newton stops short goes to the stage's pgs
+ * (velocity form) instead. A robot on the floor or a stack of boxes has tens of rows; the
+ * forty objects in a bin of models/clutter.xml join into one island of about 350. A heap's
+ * Newton iteration factors hundreds of bodies with fill, so its runs are bounded where
+ * they would be long and likely to fail anyway: a step with an impact (mr_newton_impact:
+ * an object landing on the heap, most steps while it falls) gets
+ * MR_NEWTON_HEAP_IMPACT_ITERS iterations, and any run stops after
+ * MR_NEWTON_HEAP_STALL_LONG iterations without a tenfold gain. Within those it restarts
+ * soft as any island does. A heap used to take the warm path only and go to pgs whenever
+ * that missed: pgs's unconverged answers became the next step's warm start, and a heap
+ * with an object still rolling in it never met the tolerance again (README: design). */
 #define MR_NEWTON_PGS_ROWS 400
+#define MR_NEWTON_HEAP_IMPACT_ITERS 12
+#define MR_NEWTON_HEAP_STALL_LONG 48
 
 /* Backtracking: trial steps at most (the Armijo fraction: newton.h). */
 #define MR_NEWTON_LS_TRIES 24
@@ -735,8 +739,9 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
   return 0;
 }
 
-/* An island too large for a soft restart or for pgs on its own (MR_NEWTON_PGS_ROWS). */
-static int mr_newton_warm_only(const mr_newton *s) { return s->nrow > MR_NEWTON_PGS_ROWS; }
+/* A heap: an island too large for pgs on its own, whose Newton runs are bounded
+ * (MR_NEWTON_PGS_ROWS). */
+static int mr_newton_heap(const mr_newton *s) { return s->nrow > MR_NEWTON_PGS_ROWS; }
 
 /* Newton's iterations on the current island from the impulses `from` (the warm start, or
  * pgs's point), counted on from r->iters, until the tolerance, the cap or a stall; its best
@@ -755,15 +760,14 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
   double res_from = res;
   int warm_path = 0; /* on the warm step's small eps, no soft restart yet */
   int proximal = 0;  /* a proximal step since the last stall check */
+  int impact = 0;    /* an impact (mr_newton_impact) goes to the soft restart at once */
   if (res > p->tol && r->iters < p->max_iter) {
-    /* an impact goes to the soft restart at once (mr_newton_impact); an island too large
-     * for one takes its chance with the guess, pgs being the alternative */
-    int impact = !mr_newton_warm_only(s) && mr_newton_impact(s);
+    impact = mr_newton_impact(s);
     double guess = impact ? NAN : mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
-    if (!warm_path && mr_newton_warm_only(s)) return res_from;
     res = warm_path ? guess : mr_newton_start(s, from);
   }
+  const int stall_long = mr_newton_heap(s) ? MR_NEWTON_HEAP_STALL_LONG : MR_NEWTON_STALL_LONG;
   for (;;) {
     mr_newton_history(out, r->iters, res, filled);
     if (!isfinite(res)) {
@@ -779,24 +783,24 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
       break;
     }
     if (r->iters >= p->max_iter) break;
+    if (impact && mr_newton_heap(s) && r->iters - first >= MR_NEWTON_HEAP_IMPACT_ITERS) break;
     /* stalled: MR_NEWTON_STALL iterations without a tenfold gain. A window with a
      * proximal step is progress whatever the residual did: the residual is judged at the
      * answer's impulses, which a soft problem's point nears only as its centre moves. But
-     * not for ever: MR_NEWTON_STALL_LONG iterations without a tenfold gain is a stall
-     * whatever happened in them (proximal steps and short Newton steps taking turns at
-     * one residual, on a heap where a contact's friction turns within the step). */
+     * not for ever: MR_NEWTON_STALL_LONG iterations without a tenfold gain (a heap's
+     * MR_NEWTON_HEAP_STALL_LONG) is a stall whatever happened in them (proximal steps and
+     * short Newton steps taking turns at one residual, a contact's friction turning). */
     if ((r->iters - first) % MR_NEWTON_STALL == 0) {
       if (r->iters > first && r->residual > 0.1 * checkpoint && !proximal) break;
       checkpoint = r->residual;
       proximal = 0;
     }
-    if ((r->iters - first) % MR_NEWTON_STALL_LONG == 0) {
+    if ((r->iters - first) % stall_long == 0) {
       if (r->iters > first && r->residual > 0.1 * long_checkpoint) break;
       long_checkpoint = r->residual;
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
-      if (mr_newton_warm_only(s)) break;
       warm_path = 0; /* see mr_newton_guess */
       res = mr_newton_start(s, from);
       continue;
@@ -823,7 +827,7 @@ static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm,
                                                mr_solver_out *out, int *filled) {
   const mr_problem *p = s->p;
   mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
-  const int island_pgs = !mr_newton_warm_only(s);
+  const int island_pgs = !mr_newton_heap(s);
   double res_warm = mr_newton_run(s, warm, out, &r, filled);
   if (island_pgs && r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
     if (mr_newton_island_pgs(s, warm, out, &r, MR_NEWTON_PGS_SWEEPS) < 0) r.status = MR_SOLVER_FAILED;
