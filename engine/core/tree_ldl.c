@@ -71,8 +71,7 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
   }
 }
 
-void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
-                        int hi) {
+void mr_tree_ldl_up1(const mr_model *m, const double *LD, double *x, int lo, int hi) {
   const int *Madr = m->dof_Madr, *col = m->M_colind;
   for (int i = hi - 1; i >= lo; i--) {
     double xi = x[i];
@@ -80,6 +79,22 @@ void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv,
     for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
       x[col[adr]] -= LD[adr] * xi;
   }
+}
+
+void mr_tree_ldl_up_cols(const mr_model *m, const double *LD, double *x, const int *cols, int n) {
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
+  for (int t = n - 1; t >= 0; t--) {
+    const int i = cols[t];
+    double xi = x[i];
+    if (xi == 0) continue;
+    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+      x[col[adr]] -= LD[adr] * xi;
+  }
+}
+
+void mr_tree_ldl_down1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
+                       int hi) {
+  const int *Madr = m->dof_Madr, *col = m->M_colind;
   for (int i = lo; i < hi; i++) x[i] *= Dinv[i];
   for (int i = lo; i < hi; i++) {
     /* two partial sums: the row's terms are a chain of dependent subtractions otherwise,
@@ -94,6 +109,12 @@ void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv,
     if (adr < end) even -= LD[adr] * x[col[adr]];
     x[i] = even + odd;
   }
+}
+
+void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
+                        int hi) {
+  mr_tree_ldl_up1(m, LD, x, lo, hi);
+  mr_tree_ldl_down1(m, LD, Dinv, x, lo, hi);
 }
 
 /* The update of Gill, Golub, Murray and Saunders (1974, method C1) in the layout's order:

@@ -31,6 +31,18 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
 void mr_tree_ldl_solve1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
                         int hi);
 
+/* Its two halves: x = L^-T x from the leaves up, and x = L^-1 D^-1 x from the roots down.
+ * (L^T D L)^-1 = L^-1 D^-1 L^-T, so u^T (L^T D L)^-1 w is (L^-T u)^T D^-1 (L^-T w), and a
+ * vector nonzero on a path from a root keeps its L^-T on that path. */
+void mr_tree_ldl_up1(const mr_model *m, const double *LD, double *x, int lo, int hi);
+void mr_tree_ldl_down1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,
+                       int hi);
+
+/* x = L^-T x for a vector nonzero only on cols[0..n) (ascending), a set of dofs that holds
+ * every ancestor of each of its dofs (a contact's chains to its roots): the sweep visits
+ * those dofs alone. */
+void mr_tree_ldl_up_cols(const mr_model *m, const double *LD, double *x, const int *cols, int n);
+
 /* LD, Dinv <- the factor of L^T D L + alpha w w^T, w nonzero on the path from dof `top`
  * to its root only (a row of a contact or limit on that path); w is left zero. A
  * downdate (alpha < 0) that would leave a pivot below MR_TREE_LDL_KEEP of what it was

@@ -355,13 +355,84 @@ static int mr_newton_columns(mr_newton *s) {
   return ns;
 }
 
+/* Column b's contact: its first row, and the dofs its rows span (its bodies' chains to
+ * their roots: mr_contact_dofs, so they hold every ancestor of each). */
+static int mr_newton_column_dofs(const mr_newton *s, int b, const int **cols) {
+  const mr_problem *p = s->p;
+  int i = s->qrow[b] - (s->qrow[b] - s->base) % 3;
+  *cols = p->nzind + p->nzadr[i];
+  return p->nzadr[i + 1] - p->nzadr[i];
+}
+
+/* The mass-layout factor's solve with the low-rank terms, through its halves: with
+ * Hs = L^T D L, Q^T Hs^-1 P = (L^-T Q)^T D^-1 (L^-T P), and L^-T keeps each column on its
+ * contact's chains, so the small system costs those chains, not a solve of the island
+ * per column. Then H^-1 b = L^-1 D^-1 (L^-T b - (L^-T P) c), c = (I + Q^T Hs^-1 P)^-1
+ * Q^T Hs^-1 b: one solve in all. Y holds L^-T P's columns, then L^-T Q's (2 ns of
+ * MR_NEWTON_MAX_COLS at most: mr_newton_solve). */
+static void mr_newton_solve_chain(mr_newton *s, int ns) {
+  const mr_problem *p = s->p;
+  const mr_model *m = s->m;
+  double *t = s->dir;
+  for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+    if (!mr_all_zero(t + lo, hi - lo)) mr_tree_ldl_up1(m, s->Hm, t, lo, hi);
+  for (int b = 0; b < ns; b++) {
+    const int *cols, n = mr_newton_column_dofs(s, b, &cols);
+    const int i = s->qrow[b] - (s->qrow[b] - s->base) % 3;
+    double *y = s->Y + (size_t)b * s->nv, *q = s->Y + (size_t)(ns + b) * s->nv;
+    for (int c = 0; c < n; c++) {
+      const int k = cols[c];
+      double w = 0;
+      for (int a = 0; a < 3; a++) w += s->pcoef[3 * b + a] * p->J[p->nzadr[i + a] + c];
+      y[k] = w;
+      q[k] = p->J[p->nzadr[s->qrow[b]] + c];
+    }
+    mr_tree_ldl_up_cols(m, s->Hm, y, cols, n);
+    mr_tree_ldl_up_cols(m, s->Hm, q, cols, n);
+  }
+  for (int a = 0; a < ns; a++) {
+    const int *cols, n = mr_newton_column_dofs(s, a, &cols);
+    const double *q = s->Y + (size_t)(ns + a) * s->nv;
+    double r = 0;
+    for (int c = 0; c < n; c++) r += q[cols[c]] * s->Hdinv[cols[c]] * t[cols[c]];
+    s->rhs[a] = r;
+    for (int b = 0; b < ns; b++) {
+      const int *bcols, nb = mr_newton_column_dofs(s, b, &bcols);
+      const double *y = s->Y + (size_t)b * s->nv;
+      /* both lists ascend: the dot runs over the dofs they share */
+      double sum = a == b;
+      for (int x = 0, z = 0; x < n && z < nb;) {
+        if (cols[x] < bcols[z]) x++;
+        else if (cols[x] > bcols[z]) z++;
+        else {
+          sum += q[cols[x]] * s->Hdinv[cols[x]] * y[cols[x]];
+          x++, z++;
+        }
+      }
+      s->jac[(size_t)a * ns + b] = sum;
+    }
+  }
+  if (mr_dense_lu_solve(s->jac, ns, s->piv, s->rhs) == 0)
+    for (int b = 0; b < ns; b++) {
+      const int *cols, n = mr_newton_column_dofs(s, b, &cols);
+      const double *y = s->Y + (size_t)b * s->nv;
+      for (int c = 0; c < n; c++) t[cols[c]] -= s->rhs[b] * y[cols[c]];
+    } /* singular: the direction without the terms */
+  for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+    if (!mr_all_zero(t + lo, hi - lo)) mr_tree_ldl_down1(m, s->Hm, s->Hdinv, t, lo, hi);
+}
+
 /* dir = H^-1 dir with the low-rank terms (mr_newton_columns) by Sherman-Morrison-Woodbury:
  * H^-1 b = z - Y (I + Q^T Y)^-1 Q^T z, z = Hs^-1 b, Y = Hs^-1 P. */
 void mr_newton_solve(mr_newton *s) {
   const mr_problem *p = s->p;
   if (s->group < 0) return;
-  mr_newton_hsolve(s, s->dir, -1);
   int ns = mr_newton_columns(s);
+  if (s->chain && ns > 0 && 2 * ns <= s->maxcols) {
+    mr_newton_solve_chain(s, ns);
+    return;
+  }
+  mr_newton_hsolve(s, s->dir, -1);
   if (ns == 0) return;
   for (int b = 0; b < ns; b++) {
     int i = s->qrow[b] - (s->qrow[b] - s->base) % 3; /* the column's contact's first row */
