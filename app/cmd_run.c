@@ -105,6 +105,7 @@ static void run_print_json(const run_context *c) {
   mr_json_string(&j, "solver", mr_sim_solver_name(c->d));
   mr_json_string(&j, "integrator", mr_cli_integrator_name(c->d->opt.integrator));
   mr_json_double(&j, "mean_iters", run_mean(s->sum_iters, s->steps));
+  mr_json_double(&j, "mean_pgs_sweeps", run_mean(s->sum_sweeps, s->steps));
   mr_json_double(&j, "max_residual", s->max_residual);
   mr_json_int(&j, "steps_not_converged", s->steps_capped);
   mr_json_int(&j, "steps_solver_failed", s->steps_failed);
@@ -139,9 +140,13 @@ static void run_print_text(const run_context *c) {
          sim, c->d->opt.timestep, mr_cli_integrator_name(c->d->opt.integrator));
   printf("wall time    %.4g s, %.4g steps/s, %.3gx real time\n", s->wall_s, rate,
          s->wall_s > 0 ? sim / s->wall_s : 0);
-  printf("solver       %s: mean %.3g iterations, max residual %.3g by its own measure, %ld "
+  char sweeps[64] = "";
+  if (s->sum_sweeps > 0)
+    snprintf(sweeps, sizeof sweeps, " (%.3g of them pgs sweeps)", run_mean(s->sum_sweeps, s->steps));
+  printf("solver       %s: mean %.3g iterations%s, max residual %.3g by its own measure, %ld "
          "steps at the cap, %ld failed\n", mr_sim_solver_name(c->d),
-         run_mean(s->sum_iters, s->steps), s->max_residual, s->steps_capped, s->steps_failed);
+         run_mean(s->sum_iters, s->steps), sweeps, s->max_residual, s->steps_capped,
+         s->steps_failed);
   printf("NCP          max natural-map residual %.3g (the measure every solver is judged by)\n",
          s->metrics_max.natural_map);
   printf("errors       max penetration %.3g m, loop closure %.3g, complementarity %.3g\n",

@@ -161,6 +161,7 @@ static void sim_step_stats(sim_context *c, long i) {
   const mr_data *d = c->d;
   s->steps++;
   s->sum_iters += d->solver_iters;
+  s->sum_sweeps += d->solver_sweeps;
   if (d->solver_iters > s->max_iters) s->max_iters = d->solver_iters;
   s->sum_contacts += d->ncon;
   sim_count_dropped(c, i + 1);
@@ -209,7 +210,7 @@ static void sim_loop(sim_context *c) {
 /* The initial state is row 0; it came from no step, so it carries no step statistics. */
 static void sim_clear_step_stats(mr_data *d) {
   d->ncon = 0;
-  d->solver_iters = 0;
+  d->solver_iters = d->solver_sweeps = 0;
   d->solver_status = 0;
   d->solver_residual = 0;
   d->nefc = 0;

@@ -30,6 +30,7 @@ typedef struct mr_sim_stats {
   double time_start, time_end;
   double wall_s;
   double sum_iters, max_iters, sum_contacts, max_residual; /* max_iters: of any one step */
+  double sum_sweeps; /* of sum_iters, the pgs sweeps newton handed parts of steps to */
   double energy_start, energy_end;
   int diverged;
   long diverged_step; /* 1-based number of the step that failed */

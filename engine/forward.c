@@ -109,7 +109,7 @@ static void mr_forward_constraint(const mr_model *m, mr_data *d) {
 
 /* Solver statistics and metrics of a step start empty; energy is the start state's. */
 static void mr_step_stats_reset(const mr_model *m, mr_data *d) {
-  d->solver_iters = 0;
+  d->solver_iters = d->solver_sweeps = 0;
   d->solver_status = 0;
   d->solver_residual = 0;
   d->nefc = 0;

@@ -67,7 +67,7 @@ int main(void) {
     int touching = 0;
     for (int k = 0; k < d->ncon; k++) touching |= arm_object_contact(m, &d->contact[k]);
     joined += touching;
-    total_iters += d->solver_iters;
+    total_iters += d->solver_iters - d->solver_sweeps; /* Newton's own */
     mr_energy(m, d);
     double now = d->energy[0] + d->energy[1];
     if (s > 0) rise = fmax(rise, (now - energy) / fabs(energy));

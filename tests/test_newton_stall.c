@@ -200,13 +200,16 @@ static void test_pile_lifting_contacts(void) {
  * soon as the point settles to the scale of the move (MR_NEWTON_INEXACT), to 2, and the
  * iterations per step from 18.6 to 14.9; a soft start at eps = 1 instead of 1e-2, to 12.3.
  * The two left needed 100 to 200 iterations: under newton's own cap (500) none stops
- * short, and every step's natural map is below 1e-6. */
+ * short, and every step's natural map is below 1e-6. The bound is on Newton's own
+ * iterations: since pgs first (newton.c) a warm path that misses takes ten pgs sweeps
+ * before Newton goes on, a tenth of an iteration's work each, counted apart
+ * (d->solver_sweeps). */
 static void test_humanoid100_tumbling(void) {
   mr_model *m = mr_test_load(MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", NULL);
   MR_REQUIRE(m);
   mr_data *d = mr_data_create(m);
   MR_REQUIRE(d);
-  long capped = 0, iters = 0, total = 0;
+  long capped = 0, iters = 0, sweeps = 0, total = 0;
   double worst = 0;
   for (int seed = 1; seed <= 3; seed++) {
     mr_data_reset(m, d);
@@ -216,13 +219,14 @@ static void test_humanoid100_tumbling(void) {
     for (int step = 0; step < steps; step++) {
       MR_REQUIRE(mr_step(m, d) == 0);
       capped += d->nefc > 0 && d->solver_status != 0;
-      iters += d->solver_iters;
+      iters += d->solver_iters - d->solver_sweeps;
+      sweeps += d->solver_sweeps;
       worst = fmax(worst, d->metrics.natural_map);
     }
     total += steps;
   }
-  printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f iterations per step\n", capped,
-         total, (double)iters / total);
+  printf("humanoid100, seeds 1-3: %ld of %ld steps at the cap, %.2f Newton iterations and %.2f pgs "
+         "sweeps per step\n", capped, total, (double)iters / total, (double)sweeps / total);
   MR_CHECK_MSG(capped == 0, "%ld of %ld steps at the cap", capped, total);
   MR_CHECK_MSG(worst < 1e-6, "worst natural map %g", worst);
   MR_CHECK_MSG(iters <= 14 * total, "%.2f iterations per step", (double)iters / total);

@@ -262,12 +262,18 @@ size_t mr_constraint_arena_size(const mr_model *m) {
   size_t npays = mr_min_size(nrow, trees + pair);
   size_t gsize = ndense * ndense > npays * npays ? ndense * ndense : npays * npays;
   size_t rows = maxcon + 7 * nv + neq * nv + 12 * nrow + 8 * maxcon + nnz; /* 12: phi, bias, pos, solref, solimp, id */
-  size_t problem = 6 * nrow + 6 * nv + MR_AJ_BLOCK * nv + nrow * trees + gsize;
+  /* AJ, then G, or for a primal solver the half solves (a contact's over its columns,
+   * another row's over its tree ranges: delassus.c) and the G its hand-over to pgs forms
+   * where it pays */
+  size_t base_half = (neq + nlim) * trees + 1, half = ncrow * pair + base_half;
+  size_t problem = 6 * nrow + 6 * nv + MR_AJ_BLOCK * nv + nrow * trees +
+                   (gsize > half + npays * npays ? gsize : half + npays * npays);
   size_t scratch = MR_SOLVER_SCRATCH(ndense, nv);
   size_t sparse = mr_solver_sparse_scratch(m, nrow, neq > 0 ? nv : pair) / sizeof(double) + 1;
   if (sparse > scratch) scratch = sparse;
   size_t project = 2 * neq * nv + neq * neq + 2 * neq + 8 * nv;
   size_t doubles = rows + problem + scratch + project;
-  size_t ints = 2 * maxcon + 2 * nrow + nnz + 6 * nrow + 4 * nv + 8; /* + depenetrate.c */
+  size_t ints = 2 * maxcon + 2 * nrow + nnz + 6 * nrow + 4 * nv + 8 /* + depenetrate.c */ +
+                base_half + 2 * nrow + 1;                             /* the half solves */
   return sizeof(mr_rows) + doubles * sizeof(double) + ints * sizeof(int) + 96 * 64;
 }

@@ -31,8 +31,9 @@ static int mr_contact_degenerate(const double *w, double wmax) {
   return w[0] <= MR_DEGENERATE_REL * tangent || w[0] <= MR_DEGENERATE_ABS * wmax;
 }
 
-/* Row `from` of r moved to row `to` (to <= from), with its span and diagonal. */
-static void mr_row_move(mr_rows *r, int from, int to, int *span, double *Gdiag) {
+/* Row `from` of r moved to row `to` (to <= from), with its span, diagonal and half solve's
+ * range. */
+static void mr_row_move(mr_rows *r, int from, int to, int *span, double *Gdiag, int *Yrange) {
   int a = r->nzadr[from], n = r->nzadr[from + 1] - a, at = r->nzadr[to];
   memmove(r->nzind + at, r->nzind + a, (size_t)n * sizeof(int));
   memmove(r->J + at, r->J + a, (size_t)n * sizeof(double));
@@ -45,6 +46,7 @@ static void mr_row_move(mr_rows *r, int from, int to, int *span, double *Gdiag) 
   r->pos[to] = r->pos[from];
   memmove(span + 4 * to, span + 4 * from, 4 * sizeof(int));
   Gdiag[to] = Gdiag[from];
+  if (Yrange) memmove(Yrange + 2 * to, Yrange + 2 * from, 2 * sizeof(int));
 }
 
 static void mr_contact_move(mr_rows *r, int from, int to) {
@@ -53,7 +55,7 @@ static void mr_contact_move(mr_rows *r, int from, int to) {
   r->fresh[to] = r->fresh[from];
 }
 
-int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag) {
+int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag, int *Yrange) {
   const int base = r->neq + r->nlim;
   double wmax = 0;
   for (int i = 0; i < r->nrow; i++) wmax = Gdiag[i] > wmax ? Gdiag[i] : wmax;
@@ -62,7 +64,7 @@ int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag) {
     int i = base + 3 * k;
     if (mr_contact_degenerate(Gdiag + i, wmax)) continue;
     if (kept != k) {
-      for (int a = 0; a < 3; a++) mr_row_move(r, i + a, base + 3 * kept + a, span, Gdiag);
+      for (int a = 0; a < 3; a++) mr_row_move(r, i + a, base + 3 * kept + a, span, Gdiag, Yrange);
       mr_contact_move(r, k, kept);
     }
     kept++;

@@ -196,12 +196,75 @@ static void mr_row_spans(const mr_rows *r, const int *lo, const int *hi, int *sp
   }
 }
 
-/* G's diagonal through half solves (mr_mass_inverse_norm2_n), each over the row's trees; w:
- * MR_NORM2_BLOCK nv doubles, zero on entry and on return. */
+/* The half solves a primal solver gets (mr_problem.Y): values, the dofs of the equality
+ * and limit rows' (a contact's are its columns), and each row's range. */
+typedef struct mr_half {
+  double *Y;
+  int *Yind, *Yrange;
+} mr_half;
+
+/* Row j's range of h at *at, n entries, and *at past it. */
+static void mr_half_range(mr_half *h, int j, int n, int *at) {
+  h->Yrange[2 * j] = *at;
+  h->Yrange[2 * j + 1] = *at + n;
+  *at += n;
+}
+
+/* The n half solves in w (interleaved by dof) into rows j..j+n-1 of h: a contact's three
+ * over its columns, an equality's or a limit's over the dofs of its tree ranges s where it
+ * is nonzero. */
+static void mr_half_store(const mr_rows *r, mr_half *h, const double *w, int n, int j,
+                          const int *s, int *at) {
+  if (j >= r->neq + r->nlim) {
+    const int *cols = r->nzind + r->nzadr[j], nc = r->nzadr[j + 1] - r->nzadr[j];
+    for (int c = 0; c < n; c++) {
+      for (int t = 0; t < nc; t++) h->Y[*at + t] = w[n * cols[t] + c];
+      mr_half_range(h, j + c, nc, at);
+    }
+    return;
+  }
+  int len = 0;
+  for (int range = 0; range < 2; range++)
+    for (int k = s[2 * range]; k < s[2 * range + 1]; k++)
+      if (w[k] != 0) {
+        h->Yind[*at + len] = k;
+        h->Y[*at + len++] = w[k];
+      }
+  mr_half_range(h, j, len, at);
+}
+
+/* A contact's three rows whose columns in each tree range form one path from a root (a
+ * body's chain: most contacts): their half solves are made in place in h's storage, from a
+ * copy of J's rows, with G's diagonal. Returns 0 for any other contact, nothing done. */
+static int mr_half_contact(const mr_model *m, const mr_data *d, const mr_rows *r, int j,
+                           const int *s, double *Gdiag, mr_half *h, int *at) {
+  const int *cols = r->nzind + r->nzadr[j], nc = r->nzadr[j + 1] - r->nzadr[j];
+  int split = 0;
+  while (split < nc && cols[split] < s[1]) split++;
+  double *Y = h->Y + *at, sum[3], second[3] = {0, 0, 0};
+  memcpy(Y, r->J + r->nzadr[j], 3 * (size_t)nc * sizeof(double));
+  if (!mr_mass_half_path3(m, d, Y, nc, cols, split, sum) ||
+      (split < nc && !mr_mass_half_path3(m, d, Y + split, nc, cols + split, nc - split, second)))
+    return 0;
+  for (int c = 0; c < 3; c++) {
+    Gdiag[j + c] = sum[c] + second[c];
+    mr_half_range(h, j + c, nc, at);
+  }
+  return 1;
+}
+
+/* G's diagonal through half solves (mr_mass_inverse_norm2_n), each over the row's trees,
+ * and the half solves themselves into h when given; w: MR_NORM2_BLOCK nv doubles, zero on
+ * entry and on return. */
 static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_rows *r,
-                                 const int *span, double *w, double *Gdiag) {
+                                 const int *span, double *w, double *Gdiag, mr_half *h) {
+  int at = 0;
   for (int j = 0; j < r->nrow;) {
     const int *s = span + 4 * j, n = mr_rows_sharing_columns(r, j);
+    if (h && n == 3 && mr_half_contact(m, d, r, j, s, Gdiag, h, &at)) {
+      j += 3;
+      continue;
+    }
     for (int c = 0; c < n; c++)
       for (int t = r->nzadr[j + c]; t < r->nzadr[j + c + 1]; t++) w[n * r->nzind[t] + c] = r->J[t];
     /* the row's columns in its first tree range, then in its second */
@@ -209,13 +272,19 @@ static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_r
     int split = 0;
     while (split < nc && cols[split] < s[1]) split++;
     double second[MR_NORM2_BLOCK];
-    mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j, cols, split);
+    int on_cols = mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j, cols, split);
     if (s[3] > s[2]) {
-      mr_mass_inverse_norm2_n(m, d, w, n, s[2], s[3], second, cols + split, nc - split);
+      on_cols &= mr_mass_inverse_norm2_n(m, d, w, n, s[2], s[3], second, cols + split, nc - split);
       for (int c = 0; c < n; c++) Gdiag[j + c] += second[c];
     }
-    for (int k = n * s[0]; k < n * s[1]; k++) w[k] = 0;
-    for (int k = n * s[2]; k < n * s[3]; k++) w[k] = 0;
+    if (h) mr_half_store(r, h, w, n, j, s, &at);
+    if (on_cols) {
+      for (int t = 0; t < nc; t++)
+        for (int c = 0; c < n; c++) w[n * cols[t] + c] = 0;
+    } else {
+      for (int k = n * s[0]; k < n * s[1]; k++) w[k] = 0;
+      for (int k = n * s[2]; k < n * s[3]; k++) w[k] = 0;
+    }
     j += n;
   }
 }
@@ -242,9 +311,22 @@ static int mr_delassus_dual(const mr_model *m, mr_data *d, const mr_rows *r, int
   return 0;
 }
 
-/* The problem for `solver`: each row's trees and G's diagonal (by half solves), the rows
- * of degenerate contacts dropped (degenerate.c), g and R; then AJ, and G where needed,
- * unless the solver is primal. */
+/* The half solves' storage: a contact row's over its columns (its bodies' chains, which hold
+ * every ancestor of each: L^-T keeps it there), another row's over its tree ranges at most.
+ * Returns -1 on arena exhaustion. */
+static int mr_half_alloc(mr_data *d, const mr_rows *r, const int *span, mr_half *h) {
+  const int base = r->neq + r->nlim;
+  size_t first = 1; /* the equality and limit rows', whose dofs are kept too */
+  for (int i = 0; i < base; i++) first += (size_t)(span[4 * i + 1] - span[4 * i]) + (size_t)(span[4 * i + 3] - span[4 * i + 2]);
+  h->Y = mr_arena_doubles(d, first + (size_t)(r->nzadr[r->nrow] - r->nzadr[base]));
+  h->Yind = mr_arena_ints(d, first);
+  h->Yrange = mr_arena_ints(d, 2 * (size_t)r->nrow + 1);
+  return h->Y && h->Yind && h->Yrange ? 0 : -1;
+}
+
+/* The problem for `solver`: each row's trees and G's diagonal (by half solves, kept for a
+ * primal solver), the rows of degenerate contacts dropped (degenerate.c), g and R; then
+ * AJ, and G where needed, unless the solver is primal. */
 static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const double *v_free,
                             const mr_solver_info *solver, mr_problem *p) {
   const int nv = m->nv;
@@ -257,9 +339,11 @@ static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const dou
   if (!span || !lo || !hi || !Gdiag || !w || !g || !R) return -1;
   mr_tree_ranges(m, lo, hi);
   mr_row_spans(r, lo, hi, span);
+  mr_half half = {0};
+  if (solver->primal && mr_half_alloc(d, r, span, &half)) return -1;
   memset(w, 0, (size_t)MR_NORM2_BLOCK * nv * sizeof(double));
-  mr_delassus_diagonal(m, d, r, span, w, Gdiag);
-  d->ncon_degenerate = mr_rows_drop_degenerate(r, span, Gdiag);
+  mr_delassus_diagonal(m, d, r, span, w, Gdiag, solver->primal ? &half : NULL);
+  d->ncon_degenerate = mr_rows_drop_degenerate(r, span, Gdiag, half.Yrange);
   mr_free_velocity(r, v_free, g, R);
   mr_problem_fill(m, d, r, v_free, p);
   p->g = g;
@@ -267,6 +351,9 @@ static int mr_delassus_form(const mr_model *m, mr_data *d, mr_rows *r, const dou
   p->Adiag = d->qAdiag;
   p->span = span;
   p->Gdiag = Gdiag;
+  p->Y = half.Y;
+  p->Yind = half.Yind;
+  p->Yrange = half.Yrange;
   return solver->primal ? 0 : mr_delassus_dual(m, d, r, solver->dense_G, p);
 }
 
@@ -337,7 +424,7 @@ static int mr_all_finite(const double *x, int n) {
 }
 
 static void mr_solve_failed(const mr_model *m, mr_data *d, double *dv) {
-  d->solver_iters = 0;
+  d->solver_iters = d->solver_sweeps = 0;
   d->solver_status = MR_SOLVER_FAILED;
   d->solver_residual = INFINITY;
   memset(dv, 0, (size_t)m->nv * sizeof(double));
@@ -406,6 +493,7 @@ static int mr_solver_fallback(const mr_model *m, mr_data *d, const mr_rows *r, m
                       .history = out->history ? out->history + out->iters : NULL};
   pgs->solve(&q, &fb, d);
   out->iters += fb.iters;
+  out->sweeps += fb.iters;
   out->status = fb.status;
   out->residual = fb.residual;
   out->dv = NULL;
@@ -476,6 +564,7 @@ int mr_constraint_solve(const mr_model *m, mr_data *d, mr_rows *r, const double 
     mr_velocity_change(&p, lambda, dv);
   }
   d->solver_iters = out.iters;
+  d->solver_sweeps = out.sweeps;
   d->solver_status = out.status;
   d->solver_residual = out.residual;
   d->nefc = n;

@@ -114,20 +114,21 @@ static void mr_depen_mark(const mr_model *m, const mr_rows *r, int contacts, con
     if (deep[i]) mark[mr_depen_root(parent, r->nzind[r->nzadr[i]])] = 1;
 }
 
-/* A^-1 J_i^T over the row's tree ranges, packed, and its diagonal entry. X: nv doubles. */
+/* A^-1 J_i^T over the row's tree ranges, packed, and its diagonal entry. X: nv doubles,
+ * indexed by dof. */
 static double mr_depen_AJ(const mr_model *m, const mr_data *d, const mr_rows *r, int i,
                           const int *s, double *X, double *AJ) {
   double gii = 0;
   for (int part = 0; part < 2; part++) {
     int lo = s[2 * part], hi = s[2 * part + 1];
     if (hi <= lo) continue;
-    memset(X, 0, (size_t)(hi - lo) * sizeof(double));
+    memset(X + lo, 0, (size_t)(hi - lo) * sizeof(double));
     for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++)
-      if (r->nzind[t] >= lo && r->nzind[t] < hi) X[r->nzind[t] - lo] = r->J[t];
-    mr_solve_mass_block(m, d, X, 1, lo, hi);
+      if (r->nzind[t] >= lo && r->nzind[t] < hi) X[r->nzind[t]] = r->J[t];
+    mr_solve_mass_span(m, d, X, lo, hi);
     for (int t = r->nzadr[i]; t < r->nzadr[i + 1]; t++)
-      if (r->nzind[t] >= lo && r->nzind[t] < hi) gii += r->J[t] * X[r->nzind[t] - lo];
-    memcpy(AJ, X, (size_t)(hi - lo) * sizeof(double));
+      if (r->nzind[t] >= lo && r->nzind[t] < hi) gii += r->J[t] * X[r->nzind[t]];
+    memcpy(AJ, X + lo, (size_t)(hi - lo) * sizeof(double));
     AJ += hi - lo;
   }
   return gii;

@@ -67,8 +67,9 @@ void mr_row_span(const mr_rows *r, int i, const int *lo, const int *hi, int span
 /* ------------------------------------------------------------------ degenerate.c */
 
 /* Drops the contacts whose normal the mechanism cannot move (degenerate.c says why) from
- * r, compacting its rows, spans (4 per row) and G's diagonal in place. Returns how many. */
-int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag);
+ * r, compacting its rows, spans (4 per row), G's diagonal and the half solves' ranges (2
+ * per row, NULL when there are none) in place. Returns how many. */
+int mr_rows_drop_degenerate(mr_rows *r, int *span, double *Gdiag, int *Yrange);
 
 /* ------------------------------------------------------------------ equality.c */
 

@@ -608,6 +608,8 @@ typedef struct mr_data {
   double newton_residual; /* midpoint stage 1: final relative residual */
   int newton_status;      /* midpoint stage 1: 0 converged, 1 not (cap, stall, divergence) */
   int solver_iters;
+  int solver_sweeps;      /* of solver_iters, the pgs sweeps newton handed parts of the step to
+                             (a start for its warm path, a stall, the fallback) */
   int solver_status;      /* 0 converged, 1 hit the iteration cap, 2 failed */
   double solver_residual;
   double *solver_history; /* opt.max_iter: the last solve's residual per iteration */

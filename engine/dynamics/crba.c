@@ -80,11 +80,18 @@ MR_ALWAYS_INLINE void mr_norm2_walk(const mr_model *m, const mr_data *d, double 
  * same sums. Inlined for a free body's six, where the loops unroll. */
 #define MR_NORM2_PATH 64
 
-MR_ALWAYS_INLINE void mr_norm2_path_walk(const mr_model *m, const mr_data *d, const double *x,
-                                         const int *cols, const int nc, double sum[3]) {
+/* x's entry of path dof p, vector c: by dof and interleaved (the walks' layout), or by
+ * path position with one vector per stride (a contact's rows over its columns). */
+MR_ALWAYS_INLINE double *mr_path_entry(double *x, const int *cols, int p, int c, int stride) {
+  return stride ? x + (size_t)c * stride + p : x + 3 * cols[p] + c;
+}
+
+MR_ALWAYS_INLINE void mr_norm2_path_walk(const mr_model *m, const mr_data *d, double *x,
+                                         const int *cols, const int nc, int stride,
+                                         double sum[3]) {
   double v[MR_NORM2_PATH][3];
   for (int p = 0; p < nc; p++)
-    for (int c = 0; c < 3; c++) v[p][c] = x[3 * cols[p] + c];
+    for (int c = 0; c < 3; c++) v[p][c] = *mr_path_entry(x, cols, p, c, stride);
   for (int c = 0; c < 3; c++) sum[c] = 0;
   for (int i = nc - 1; i >= 0; i--) {
     if (v[i][0] == 0 && v[i][1] == 0 && v[i][2] == 0) continue;
@@ -93,23 +100,38 @@ MR_ALWAYS_INLINE void mr_norm2_path_walk(const mr_model *m, const mr_data *d, co
       for (int c = 0; c < 3; c++) v[i - 1 - k][c] -= L[k] * v[i][c];
     for (int c = 0; c < 3; c++) sum[c] += v[i][c] * v[i][c] * d->qLDiagInv[cols[i]];
   }
+  for (int p = 0; p < nc; p++) /* the half solve, as the general walk leaves it */
+    for (int c = 0; c < 3; c++) *mr_path_entry(x, cols, p, c, stride) = v[p][c];
 }
 
-static int mr_norm2_path(const mr_model *m, const mr_data *d, const double *x, const int *cols,
-                         int nc, double sum[3]) {
+static int mr_is_root_path(const mr_model *m, const int *cols, int nc) {
   if (nc > MR_NORM2_PATH || nc == 0 || m->dof_parentid[cols[0]] != -1) return 0;
   for (int p = 1; p < nc; p++)
     if (m->dof_parentid[cols[p]] != cols[p - 1]) return 0;
-  if (nc == 6) mr_norm2_path_walk(m, d, x, cols, 6, sum);
-  else mr_norm2_path_walk(m, d, x, cols, nc, sum);
   return 1;
 }
 
-void mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
-                             int hi, double *sum, const int *cols, int nc) {
-  if (n == 3 && cols && mr_norm2_path(m, d, x, cols, nc, sum)) return;
+int mr_mass_half_path3(const mr_model *m, const mr_data *d, double *x, int stride, const int *cols,
+                       int nc, double sum[3]) {
+  if (!mr_is_root_path(m, cols, nc)) return 0;
+  mr_norm2_path_walk(m, d, x, cols, nc, stride, sum);
+  return 1;
+}
+
+static int mr_norm2_path(const mr_model *m, const mr_data *d, double *x, const int *cols,
+                         int nc, double sum[3]) {
+  if (!mr_is_root_path(m, cols, nc)) return 0;
+  if (nc == 6) mr_norm2_path_walk(m, d, x, cols, 6, 0, sum);
+  else mr_norm2_path_walk(m, d, x, cols, nc, 0, sum);
+  return 1;
+}
+
+int mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
+                            int hi, double *sum, const int *cols, int nc) {
+  if (n == 3 && cols && mr_norm2_path(m, d, x, cols, nc, sum)) return 1;
   if (n == 3) mr_norm2_walk(m, d, x, 3, lo, hi, sum);
   else mr_norm2_walk(m, d, x, 1, lo, hi, sum);
+  return 0;
 }
 
 /* One vector, indexed by dof. */

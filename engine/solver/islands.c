@@ -106,6 +106,28 @@ static void mr_island_mass_column(const mr_problem *p, const int *dof, int ndof,
   mr_island_solve_mass(p, dof, ndof, x);
 }
 
+/* The island's G from the rows' half solves (p->Y): G_ab = sum_k Y_a[k] Y_b[k] / D_k over the
+ * dofs the two share, each column scattered once with its weights into x (nv doubles, zero
+ * on entry and on return) and dotted with the later rows. */
+static void mr_island_delassus_half(const mr_problem *p, const int *row, int n, double *x, double *G) {
+  const double *dinv = p->d->qLDiagInv;
+  for (int b = 0; b < n; b++) {
+    const int jb = row[b], nb = p->Yrange[2 * jb + 1] - p->Yrange[2 * jb];
+    const int *kb = mr_problem_half_dofs(p, jb);
+    const double *yb = p->Y + p->Yrange[2 * jb];
+    for (int t = 0; t < nb; t++) x[kb[t]] = yb[t] * dinv[kb[t]];
+    for (int a = b; a < n; a++) {
+      const int ja = row[a], na = p->Yrange[2 * ja + 1] - p->Yrange[2 * ja];
+      const int *ka = mr_problem_half_dofs(p, ja);
+      const double *ya = p->Y + p->Yrange[2 * ja];
+      double sum = 0;
+      for (int t = 0; t < na; t++) sum += ya[t] * x[ka[t]];
+      G[(size_t)a * n + b] = G[(size_t)b * n + a] = sum;
+    }
+    for (int t = 0; t < nb; t++) x[kb[t]] = 0;
+  }
+}
+
 int mr_island_dual(const mr_islands *isl, int i, const mr_problem *p, mr_problem *q, mr_data *work) {
   const int *row = isl->row + isl->rowadr[i], *dof = isl->dof + isl->dofadr[i];
   const int n = isl->rowadr[i + 1] - isl->rowadr[i], ndof = isl->dofadr[i + 1] - isl->dofadr[i];
@@ -114,10 +136,15 @@ int mr_island_dual(const mr_islands *isl, int i, const mr_problem *p, mr_problem
   double *diag = mr_arena_doubles(work, (size_t)n + 1), *mu = mr_arena_doubles(work, (size_t)ncon + 1);
   double *x = mr_arena_doubles(work, (size_t)p->nv + 1);
   if (!G || !g || !diag || !mu || !x) return -1;
-  for (int b = 0; b < n; b++) {
+  if (p->Y) {
     for (int a = 0; a < ndof; a++) x[dof[a]] = 0;
-    mr_island_mass_column(p, dof, ndof, row[b], x);
-    for (int a = 0; a < n; a++) G[(size_t)a * n + b] = mr_problem_row_dot(p, row[a], x);
+    mr_island_delassus_half(p, row, n, x, G);
+  } else {
+    for (int b = 0; b < n; b++) {
+      for (int a = 0; a < ndof; a++) x[dof[a]] = 0;
+      mr_island_mass_column(p, dof, ndof, row[b], x);
+      for (int a = 0; a < n; a++) G[(size_t)a * n + b] = mr_problem_row_dot(p, row[a], x);
+    }
   }
   for (int a = 0; a < n; a++) {
     g[a] = p->g[row[a]];

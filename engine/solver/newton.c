@@ -125,6 +125,14 @@
 #define MR_NEWTON_STALL_LONG 192
 #define MR_NEWTON_PGS_SWEEPS 10
 
+/* pgs first: where the warm path misses (a block enters, an impact, a short step) on an
+ * island of at most MR_NEWTON_PGS_FIRST_ROWS rows, the MR_NEWTON_PGS_SWEEPS sweeps come
+ * before any soft restart, and Newton's warm path from their point lands where the soft
+ * restart took eight to twelve iterations down its eps schedule (README: design). The
+ * island's G costs its rows squared times their chains (the half solves, islands.c), so
+ * larger islands keep the soft restart. */
+#define MR_NEWTON_PGS_FIRST_ROWS 128
+
 /* A heap: an island of more rows than MR_NEWTON_PGS_ROWS (a few hundred objects touching,
  * models/pile72.xml once it lands). pgs on the island's own dual form
  * (mr_newton_island_pgs) takes a dense Delassus matrix of nrow^2, for which the arena is
@@ -171,6 +179,13 @@ static void mr_newton_Amul(const mr_newton *s, const double *x, double *y) {
     }
     y[i] = yi;
   }
+}
+
+/* x = L^-T x over the island's trees, with A's factor (the half space the point is judged
+ * in: mr_newton_merit). */
+static void mr_newton_mass_up(const mr_newton *s, double *x) {
+  for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+    mr_tree_ldl_up1(s->m, s->d->qLD, x, lo, hi);
 }
 
 /* A contact's three rows share one column list and lie one after the other in J
@@ -317,7 +332,7 @@ static size_t mr_newton_max_cols(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_cols(nrow / 3), ncon = nrow / 3 + 1;
-  size_t doubles = 10 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
+  size_t doubles = 11 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   doubles += nrow + 9 * ncon + nv + 1; /* the factor's D and the update's vector */
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
@@ -338,8 +353,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .work = work, .nv = p->nv, .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->v,  &s->dir, &s->vlam, &s->tmp,  &s->v0,
-                        &s->err, &s->Av, &s->Av0,  &s->Adir, &s->negF};
+  double **vecs_nv[] = {&s->z,  &s->dir, &s->yhat, &s->tmp,  &s->z0,
+                        &s->zdir, &s->Av, &s->Av0,  &s->Adir, &s->negF, &s->ydinv};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
@@ -400,32 +415,80 @@ static void mr_newton_island(mr_newton *s, int i) {
 
 /* ------------------------------------------------------------------ iteration */
 
-/* The velocities lambda produces, vlam = v_free + A^-1 J^T lambda, and c = J vlam + bias;
- * the merit m = 1/2 (v - vlam)^T A (v - vlam) = 1/2 (v - vlam)^T F in s->merit, F =
- * A (v - v_free) - J^T lambda from s->Av. Returns the largest of the island's NCP measures
- * (the stopping measure above). */
-/* The merit part of the judge alone: vlam, err and s->merit (a line search's trial needs
- * no more until it is accepted). */
-static void mr_newton_merit(mr_newton *s) {
+/* The point is judged in the half space of A's factor (A = L^T D L in d->qLD,
+ * engine/core/tree_ldl.h), where neither needs a solve. With yhat = L^-T J^T lambda =
+ * sum_i lambda_i Y_i (the rows' half solves, mr_problem.Y) and z = L^-T A (v - v_free):
+ *   F = A (v - v_free) - J^T lambda = L^T (z - yhat),
+ *   m = 1/2 F^T A^-1 F = 1/2 (z - yhat)^T D^-1 (z - yhat),
+ *   c = J v_lambda + bias = g + J A^-1 J^T lambda = g + Y D^-1 yhat,
+ * v_lambda = v_free + A^-1 J^T lambda being the velocities the impulses produce. z follows
+ * v along a line as A (v - v_free) does, and v itself is never formed. */
+
+/* yhat = L^-T J^T lambda over the island's dofs. A contact's three rows' half solves are
+ * three runs over one list of dofs (mr_problem.Y), read once for all three. */
+static void mr_newton_half_impulse(const mr_newton *s, const double *lambda, double *yhat) {
   const mr_problem *p = s->p;
-  mr_newton_JTmul(s, s->lam, s->tmp);
-  mr_newton_copy_dofs(s, s->vlam, s->tmp);
-  mr_island_solve_mass(s->p, s->dof, s->ndof, s->vlam);
-  double merit = 0;
-  for (int a = 0; a < s->ndof; a++) {
-    int i = s->dof[a];
-    s->vlam[i] += p->v_free[i];
-    s->err[i] = s->v[i] - s->vlam[i];
-    merit += s->err[i] * (s->Av[i] - s->tmp[i]);
+  for (int a = 0; a < s->ndof; a++) yhat[s->dof[a]] = 0;
+  for (int a = 0; a < s->nbase; a++) {
+    const int i = s->brow[a], t0 = p->Yrange[2 * i], n = p->Yrange[2 * i + 1] - t0;
+    const double l = lambda[i];
+    if (l == 0) continue;
+    const int *ind = mr_problem_half_dofs(p, i);
+    for (int t = 0; t < n; t++) yhat[ind[t]] += l * p->Y[t0 + t];
   }
-  s->merit = 0.5 * fabs(merit);
+  for (int a = 0; a < s->ncon; a++) {
+    const int i = s->base + 3 * s->con[a], t0 = p->Yrange[2 * i], n = p->Yrange[2 * i + 1] - t0;
+    const double l0 = lambda[i], l1 = lambda[i + 1], l2 = lambda[i + 2];
+    if (l0 == 0 && l1 == 0 && l2 == 0) continue;
+    const double *Y = p->Y + t0;
+    const int *ind = mr_problem_half_dofs(p, i);
+    for (int t = 0; t < n; t++) yhat[ind[t]] += (l0 * Y[t] + l1 * Y[n + t]) + l2 * Y[2 * n + t];
+  }
 }
 
-/* The NCP measures of the point whose merit was just computed. */
+/* The merit part of the judge alone: yhat and s->merit (a line search's trial needs no
+ * more until it is accepted). */
+static void mr_newton_merit(mr_newton *s) {
+  const double *dinv = s->d->qLDiagInv;
+  mr_newton_half_impulse(s, s->lam, s->yhat);
+  double merit = 0;
+  for (int a = 0; a < s->ndof; a++) {
+    const int k = s->dof[a];
+    const double e = s->z[k] - s->yhat[k];
+    merit += dinv[k] * e * e;
+  }
+  s->merit = 0.5 * merit;
+}
+
+/* The constraint velocities c of the point whose merit was just computed, and its NCP
+ * measures. */
 static double mr_newton_measures(mr_newton *s) {
   const mr_problem *p = s->p;
-  mr_newton_Jmul(s, s->vlam, s->c);
-  for (int a = 0; a < s->nrow; a++) s->c[s->row[a]] += s->bias[s->row[a]];
+  const double *dinv = s->d->qLDiagInv;
+  const double *w = s->ydinv;
+  for (int a = 0; a < s->ndof; a++) s->ydinv[s->dof[a]] = dinv[s->dof[a]] * s->yhat[s->dof[a]];
+  for (int a = 0; a < s->nbase; a++) {
+    const int i = s->brow[a], t0 = p->Yrange[2 * i], n = p->Yrange[2 * i + 1] - t0;
+    const int *ind = mr_problem_half_dofs(p, i);
+    double c = p->g[i];
+    for (int t = 0; t < n; t++) c += p->Y[t0 + t] * w[ind[t]];
+    s->c[i] = c;
+  }
+  for (int a = 0; a < s->ncon; a++) {
+    const int i = s->base + 3 * s->con[a], t0 = p->Yrange[2 * i], n = p->Yrange[2 * i + 1] - t0;
+    const double *Y = p->Y + t0;
+    const int *ind = mr_problem_half_dofs(p, i);
+    double c0 = 0, c1 = 0, c2 = 0;
+    for (int t = 0; t < n; t++) {
+      const double wk = w[ind[t]];
+      c0 += Y[t] * wk;
+      c1 += Y[n + t] * wk;
+      c2 += Y[2 * n + t] * wk;
+    }
+    s->c[i] = p->g[i] + c0;
+    s->c[i + 1] = p->g[i + 1] + c1;
+    s->c[i + 2] = p->g[i + 2] + c2;
+  }
   return mr_ncp_stop_subset(p, s->brow, s->nbase, s->con, s->ncon, s->lam, s->c);
 }
 
@@ -456,6 +519,24 @@ static int mr_newton_outer_due(const mr_newton *s, double *prox) {
   return inner <= MR_NEWTON_INEXACT * *prox || inner <= 0.1 * s->p->tol;
 }
 
+/* Whether eps may fall tenfold here: the point's velocity error over r is the impulse
+ * change it would ask of each row, and a tenfold smaller r asks ten times as much. Where
+ * that would move an impulse by more than MR_NEWTON_DROP_SWING of the island's largest,
+ * the drop would throw the point far from its zones, and on a heap whose residual has
+ * flattened the next steps raise eps again: eps cycles between the extremes until the cap
+ * (the README's design section). eps stays until the point has settled further. */
+#define MR_NEWTON_DROP_SWING 0.1
+
+static int mr_newton_drop_calm(const mr_newton *s) {
+  double swing = 0, largest = 0;
+  for (int a = 0; a < s->nrow; a++) {
+    int i = s->row[a];
+    swing = mr_maxd(swing, fabs(s->Jv[i] + s->bias[i] - s->c[i]) / s->r[i]);
+    largest = mr_maxd(largest, fabs(s->lam[i]));
+  }
+  return 10 * swing <= MR_NEWTON_DROP_SWING * largest;
+}
+
 /* The centre to the current impulses; eps down tenfold once the zones hold from one
  * proximal step to the next (Newton no longer needs as much softness to find them), or
  * when the proximal steps contract slowly. Tenfold, not more: the point's velocity error,
@@ -466,7 +547,7 @@ static void mr_newton_outer(mr_newton *s, double prox) {
   int slow = s->last_prox > 0 && prox > MR_NEWTON_SLOW * s->last_prox;
   s->last_prox = prox;
   mr_newton_zones_copy(s, s->zone_outer, s->zone);
-  if ((settled || slow) && s->eps > MR_NEWTON_EPS_MIN) {
+  if ((settled || slow) && s->eps > MR_NEWTON_EPS_MIN && mr_newton_drop_calm(s)) {
     s->eps = mr_maxd(0.1 * s->eps, MR_NEWTON_EPS_MIN);
     mr_newton_regularization(s);
   }
@@ -474,11 +555,11 @@ static void mr_newton_outer(mr_newton *s, double prox) {
   mr_newton_project(s, s->Jv, s->lam, s->D);
 }
 
-/* v0 + alpha dir: impulses, then the merit. */
+/* z0 + alpha dir: impulses, then the merit. */
 static void mr_newton_try(mr_newton *s, double alpha) {
   for (int a = 0; a < s->ndof; a++) {
     int i = s->dof[a];
-    s->v[i] = s->v0[i] + alpha * s->dir[i];
+    s->z[i] = s->z0[i] + alpha * s->zdir[i];
     s->Av[i] = s->Av0[i] + alpha * s->Adir[i];
   }
   for (int a = 0; a < s->nrow; a++) {
@@ -582,7 +663,9 @@ double mr_newton_step(mr_newton *s) {
   for (int a = 0; a < s->ndof; a++) s->negF[s->dof[a]] = s->tmp[s->dof[a]] - s->Av[s->dof[a]];
   if (mr_newton_direction(s)) return NAN;
   mr_newton_Amul(s, s->dir, s->Adir);
-  mr_newton_copy_dofs(s, s->v0, s->v);
+  mr_newton_copy_dofs(s, s->zdir, s->Adir);
+  mr_newton_mass_up(s, s->zdir);
+  mr_newton_copy_dofs(s, s->z0, s->z);
   mr_newton_copy_dofs(s, s->Av0, s->Av);
   mr_newton_copy_rows(s, s->Jv0, s->Jv);
   double m0 = s->merit, alpha = 1;
@@ -643,12 +726,13 @@ static double mr_newton_start_point(mr_newton *s, const double *lambda) {
     s->bias[i] = p->g[i] - mr_problem_row_dot(p, i, p->v_free);
   }
   mr_newton_warm_impulses(s, lambda);
-  for (int a = 0; a < s->ndof; a++) s->v[s->dof[a]] = s->Av[s->dof[a]] = 0;
-  double res = mr_newton_judge(s);
-  mr_newton_copy_dofs(s, s->v, s->vlam);
-  for (int a = 0; a < s->ndof; a++) s->tmp[s->dof[a]] = s->v[s->dof[a]] - p->v_free[s->dof[a]];
-  mr_newton_Amul(s, s->tmp, s->Av);
-  mr_newton_Jmul(s, s->v, s->Jv);
+  /* v = v_lambda: A (v - v_free) = J^T lambda, z = yhat, J v = c - bias */
+  mr_newton_merit(s);
+  mr_newton_copy_dofs(s, s->z, s->yhat);
+  s->merit = 0;
+  double res = mr_newton_measures(s);
+  mr_newton_JTmul(s, s->lam, s->Av);
+  for (int a = 0; a < s->nrow; a++) s->Jv[s->row[a]] = s->c[s->row[a]] - s->bias[s->row[a]];
   mr_newton_copy_rows(s, s->center, s->lam);
   return res;
 }
@@ -671,16 +755,20 @@ static double mr_newton_start(mr_newton *s, const double *lambda) {
 
 /* The island's current point into out (its best so far). */
 static void mr_newton_finish(const mr_newton *s, mr_solver_out *out) {
-  const mr_problem *p = s->p;
   mr_newton_copy_rows(s, out->lambda, s->lam);
   mr_newton_copy_rows(s, out->c, s->c);
-  if (out->dv)
-    for (int a = 0; a < s->ndof; a++) out->dv[s->dof[a]] = s->vlam[s->dof[a]] - p->v_free[s->dof[a]];
+}
+
+/* The island's velocity change for its answer, dv = A^-1 J^T lambda = L^-1 D^-1 yhat. */
+static void mr_newton_velocity_change(mr_newton *s, const double *lambda, double *dv) {
+  mr_newton_half_impulse(s, lambda, dv);
+  for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
+    mr_tree_ldl_down1(s->m, s->d->qLD, s->d->qLDiagInv, dv, lo, hi);
 }
 
 /* How one island's solve ended. */
 typedef struct mr_newton_result {
-  int iters, status;
+  int iters, sweeps, status; /* sweeps: of iters, pgs's */
   double residual;
   int pgs_done; /* the island went through pgs (mr_newton_island_pgs) */
 } mr_newton_result;
@@ -701,8 +789,10 @@ static void mr_newton_history(mr_solver_out *out, int iter, double res, int *fil
  * or rolling on the floor, whose friction turns direction within the step. Projected
  * Gauss-Seidel has no such points, and on an island of a few rows its sweeps cost little.
  * Its answer is judged as Newton's iterates are and kept when better; s->lam is left at
- * its last point. At most `budget` sweeps, and no more than the cap leaves. Returns -1 on
- * arena exhaustion. */
+ * its last point. At most `budget` sweeps, and no more than the cap leaves; a budget of
+ * MR_NEWTON_PGS_SWEEPS or fewer, a start for Newton, sweeps only (pgs's active-set
+ * refinement would take the Newton rounds the warm path from its point does better).
+ * Returns -1 on arena exhaustion. */
 static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out *out,
                                 mr_newton_result *r, int budget) {
   mr_data *work = s->work;
@@ -714,6 +804,7 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
     return -1;
   }
   for (int a = 0; a < s->nrow; a++) lam[a] = warm[s->row[a]];
+  q.pgs_plain = budget <= MR_NEWTON_PGS_SWEEPS;
   const mr_solver_info *pgs = mr_solver_get(mr_solver_find("pgs"));
   double res = INFINITY;
   /* pgs stops on its own measure, which leaves out the natural map: while that is what
@@ -726,6 +817,7 @@ static int mr_newton_island_pgs(mr_newton *s, const double *warm, mr_solver_out 
     pgs->solve(&q, &o, work);
     q.tol = 0.1 * o.residual;
     r->iters += o.iters;
+    r->sweeps += o.iters;
     for (int a = 0; a < s->nrow; a++) s->lam[s->row[a]] = lam[a];
     res = mr_newton_judge(s);
     if (res <= s->p->tol || o.status != MR_SOLVER_CONVERGED) break;
@@ -745,9 +837,10 @@ static int mr_newton_heap(const mr_newton *s) { return s->nrow > MR_NEWTON_PGS_R
 
 /* Newton's iterations on the current island from the impulses `from` (the warm start, or
  * pgs's point), counted on from r->iters, until the tolerance, the cap or a stall; its best
- * point into out and r. Returns the residual of `from` itself. */
-static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out, mr_newton_result *r,
-                            int *filled) {
+ * point into out and r. A soft restart starts from the impulses `soft`. Returns the
+ * residual of `from` itself. */
+static double mr_newton_run(mr_newton *s, const double *from, const double *soft,
+                            mr_solver_out *out, mr_newton_result *r, int *filled) {
   const mr_problem *p = s->p;
   const int first = r->iters; /* the stall test's windows count from here */
   /* a start within the tolerance but above MR_NEWTON_REST_KEEP of it is projected once
@@ -765,7 +858,8 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
     impact = mr_newton_impact(s);
     double guess = impact ? NAN : mr_newton_warm_path(s, &r->iters);
     warm_path = !isnan(guess);
-    res = warm_path ? guess : mr_newton_start(s, from);
+    if (!warm_path && s->pgs_first) return res_from; /* pgs first: mr_newton_solve_island */
+    res = warm_path ? guess : mr_newton_start(s, soft);
   }
   const int stall_long = mr_newton_heap(s) ? MR_NEWTON_HEAP_STALL_LONG : MR_NEWTON_STALL_LONG;
   for (;;) {
@@ -801,8 +895,9 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
     }
     double prox;
     if (warm_path && s->alpha < MR_NEWTON_WARM_STEP) {
+      if (s->pgs_first) break;
       warm_path = 0; /* see mr_newton_guess */
-      res = mr_newton_start(s, from);
+      res = mr_newton_start(s, soft);
       continue;
     }
     if (mr_newton_outer_due(s, &prox)) {
@@ -819,21 +914,29 @@ static double mr_newton_run(mr_newton *s, const double *from, mr_solver_out *out
 }
 
 /* Solves the current island to the tolerance from the warm start, its best point into out
- * (or the warm start, when that is better). Where Newton stops short, pgs takes
+ * (or the warm start, when that is better). Where Newton stops short, or its warm path
+ * misses on an island of pgs first (MR_NEWTON_PGS_FIRST_ROWS), pgs takes
  * MR_NEWTON_PGS_SWEEPS sweeps from the warm start and Newton starts again from its point,
- * linearized in that point's zones as from a warm start; what is left of the cap then goes
- * to pgs, at most p->pgs_max_iter sweeps. */
+ * linearized in that point's zones as from a warm start (restarting soft if that misses
+ * too); what is left of the cap then goes to pgs, at most p->pgs_max_iter sweeps. */
 static mr_newton_result mr_newton_solve_island(mr_newton *s, const double *warm, double *restart,
                                                mr_solver_out *out, int *filled) {
   const mr_problem *p = s->p;
-  mr_newton_result r = {0, MR_SOLVER_MAX_ITER, INFINITY, 0};
+  mr_newton_result r = {0, 0, MR_SOLVER_MAX_ITER, INFINITY, 0};
   const int island_pgs = !mr_newton_heap(s);
-  double res_warm = mr_newton_run(s, warm, out, &r, filled);
+  s->pgs_first = island_pgs && s->nrow <= MR_NEWTON_PGS_FIRST_ROWS;
+  const int pgs_first = s->pgs_first;
+  double res_warm = mr_newton_run(s, warm, warm, out, &r, filled);
+  s->pgs_first = 0;
   if (island_pgs && r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
     if (mr_newton_island_pgs(s, warm, out, &r, MR_NEWTON_PGS_SWEEPS) < 0) r.status = MR_SOLVER_FAILED;
     else if (r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter) {
       mr_newton_copy_rows(s, restart, s->lam);
-      mr_newton_run(s, restart, out, &r, filled);
+      /* after pgs first, a soft restart is the one the warm start would have had; where that
+       * stops short too, the soft restart from pgs's point follows, as after any stall */
+      mr_newton_run(s, restart, pgs_first ? warm : restart, out, &r, filled);
+      if (pgs_first && r.status == MR_SOLVER_MAX_ITER && r.iters < p->max_iter)
+        mr_newton_run(s, restart, restart, out, &r, filled);
     }
   }
   if (island_pgs && r.status != MR_SOLVER_CONVERGED && r.iters < p->max_iter) {
@@ -861,8 +964,8 @@ static void mr_newton_history_tail(mr_solver_out *out, const mr_newton_result *r
 }
 
 void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
-  out->iters = 0;
-  if (!p->J || !p->m || !p->d || !p->Adiag || !p->Gdiag || !p->v_free) {
+  out->iters = out->sweeps = 0;
+  if (!p->J || !p->m || !p->d || !p->Adiag || !p->Gdiag || !p->v_free || !p->Y) {
     mr_solver_fail(p, out);
     return;
   }
@@ -887,7 +990,11 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   for (int i = 0; i < s.isl.n; i++) {
     mr_newton_island(&s, i);
     res[i] = mr_newton_solve_island(&s, warm, restart, out, &filled);
-    out->iters = res[i].iters > out->iters ? res[i].iters : out->iters;
+    if (out->dv) mr_newton_velocity_change(&s, out->lambda, out->dv);
+    if (res[i].iters > out->iters) {
+      out->iters = res[i].iters;
+      out->sweeps = res[i].sweeps;
+    }
     out->residual = mr_maxd(out->residual, res[i].residual);
     /* an island that failed leaves its rows to pgs, as one stopped short does */
     int status = res[i].status == MR_SOLVER_FAILED ? MR_SOLVER_MAX_ITER : res[i].status;

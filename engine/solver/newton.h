@@ -25,7 +25,10 @@ typedef struct mr_newton {
   double *r;        /* nrow: proximal weights */
   double *bias;     /* nrow: g - J v_free */
   double *center;   /* nrow: lambda_c */
-  double *v, *dir, *vlam, *tmp, *v0, *err; /* nv (v0: the step's start; err: v - vlam) */
+  /* nv: z = L^-T A (v - v_free) in the half space of A's factor (newton.c: the judge), at
+   * the point and at the line's start, and L^-T A dir; yhat = L^-T J^T lambda and D^-1 yhat */
+  double *z, *z0, *zdir, *yhat, *ydinv;
+  double *dir, *tmp; /* nv */
   double *negF;     /* nv: -F at the point a direction is computed from */
   double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
                               are combined, not multiplied again */
@@ -60,9 +63,11 @@ typedef struct mr_newton {
   int maxcols;      /* the Woodbury correction: its columns at most, */
   int *qrow, *piv;  /* each column's row of J (Q's column), pivots, */
   double *pcoef;    /* 3 per column: P's column is J^T of these over its contact's rows */
-  double *Y, *jac, *rhs; /* Hs^-1 P, I + Q^T Y, and the small solve */
+  double *Y, *jac, *rhs; /* Hs^-1 P, I + Q^T Y, and the small solve (with the mass-layout
+                            factor Y holds L^-T P and L^-T Q: newton_matrix.c) */
   double *kinks;    /* one per row: step lengths in (0, 1) where a block changes zone */
   int nkink;
+  int pgs_first;    /* the warm path's misses go to pgs before any soft restart (newton.c) */
 } mr_newton;
 
 static inline double *mr_newton_Dc(const mr_newton *s, int k) { return s->D + s->base + 9 * k; }

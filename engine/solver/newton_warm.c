@@ -171,7 +171,7 @@ double mr_newton_recentred_step(mr_newton *s) {
   mr_newton_linearize_centre(s);
   double res = mr_newton_step(s);
   if (isfinite(res) && s->merit <= (1 - 2 * MR_NEWTON_ARMIJO) * m0) return res;
-  mr_newton_copy_dofs(s, s->v, s->v0);
+  mr_newton_copy_dofs(s, s->z, s->z0);
   mr_newton_copy_dofs(s, s->Av, s->Av0);
   mr_newton_copy_rows(s, s->Jv, s->Jv0);
   mr_newton_project(s, s->Jv, s->lam, s->D);

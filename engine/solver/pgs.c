@@ -64,7 +64,7 @@ typedef struct mr_pgs_schedule {
 static int mr_pgs_refine(mr_pgs_schedule *s, int sweeps, const mr_problem *p, double *lambda,
                          double *c, double *dv, double *residual, double floor, mr_data *work,
                          int *rounds) {
-  if (!work || sweeps != s->next || *residual <= p->tol) return 0;
+  if (!work || p->pgs_plain || sweeps != s->next || *residual <= p->tol) return 0;
   int kept = mr_active_set_refine_counted(p, lambda, c, dv, residual, floor, work, rounds);
   s->gap = kept == 1 ? MR_PGS_REFINE_GAP : 4 * s->gap;
   s->next = sweeps + s->gap;

@@ -76,7 +76,21 @@ typedef struct mr_problem {
    * for primal solvers (mr_solver_info.primal), which never need it. */
   const double *AJ;
   const int *AJadr;     /* nrow */
-  const int *span;      /* nrow x 4 */
+  const int *span;      /* nrow x 4 (set for every solver) */
+
+  /* The half solves of J, for primal solvers (newton): with A = L^T D L the factor in
+   * d->qLD, row i's Y_i = L^-T J_i^T, nonzero only on the ancestors of J_i's columns (the
+   * chains its bodies hang from), stored over those dofs, ascending: Y[Yrange[2 i] + t] at
+   * dof mr_problem_half_dofs(p, i)[t], t < Yrange[2 i + 1] - Yrange[2 i]. A contact's
+   * columns hold every ancestor of each (its bodies' chains), so its half solves lie on its
+   * columns, J's own; an equality's or a limit's dofs are in Yind, at the same offsets as
+   * their values (those rows come first). Then G_ij = sum_k Y_ik Y_jk / D_k (D^-1:
+   * d->qLDiagInv) over the dofs the two share, and J^T lambda's half solve is sum_i
+   * lambda_i Y_i. A contact's three rows' entries are three consecutive runs. NULL in
+   * hand-built problems and for the solvers that get AJ. */
+  const double *Y;
+  const int *Yind;
+  const int *Yrange;    /* nrow x 2 */
 
   /* The matrix the velocity update inverts, A = M (+ dt D, or the midpoint's), for primal
    * solvers: off the diagonal it is the data's qM (sparse lower triangle), on it Adiag. */
@@ -93,6 +107,9 @@ typedef struct mr_problem {
    * an island Newton could not finish stall long before that many, and a heap too large
    * for Newton would spend them all on every step for little */
   int pgs_max_iter;
+  /* pgs: sweeps only, without its active-set refinement (pgs.c): a start for a Newton
+   * method, which takes the answer from the zones the sweeps reach */
+  int pgs_plain;
 } mr_problem;
 
 typedef struct mr_solver_out {
@@ -103,12 +120,18 @@ typedef struct mr_solver_out {
   int history_cap;  /* entries history holds; 0: p->max_iter (solvers whose iterations can
                        outnumber the cap, stagproj's inner ones, write no more than this) */
   int iters;        /* iterations done */
+  int sweeps;       /* of iters, pgs sweeps a primal solver handed parts of the step to */
   int status;       /* mr_solver_status */
   double residual;  /* the solver's own stopping measure at exit */
   int pgs_done;     /* out, primal solvers: every part they stopped short on has been through
                        pgs already (newton's islands), so the constraint stage's pgs
                        fallback has nothing to add */
 } mr_solver_out;
+
+/* The dofs of row i's half solve (mr_problem.Y). */
+static inline const int *mr_problem_half_dofs(const mr_problem *p, int i) {
+  return i < p->neq + p->nlim ? p->Yind + p->Yrange[2 * i] : p->nzind + p->nzadr[i];
+}
 
 /* J_i . x over row i's nonzeros. */
 static inline double mr_problem_row_dot(const mr_problem *p, int i, const double *x) {
