@@ -114,7 +114,8 @@ static int mr_is_root_path(const mr_model *m, const int *cols, int nc) {
 int mr_mass_half_path3(const mr_model *m, const mr_data *d, double *x, int stride, const int *cols,
                        int nc, double sum[3]) {
   if (!mr_is_root_path(m, cols, nc)) return 0;
-  mr_norm2_path_walk(m, d, x, cols, nc, stride, sum);
+  if (nc == 6) mr_norm2_path_walk(m, d, x, cols, 6, stride, sum);
+  else mr_norm2_path_walk(m, d, x, cols, nc, stride, sum);
   return 1;
 }
 
