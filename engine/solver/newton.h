@@ -112,15 +112,23 @@ static inline void mr_newton_copy_rows(const mr_newton *s, double *to, const dou
  * newton_warm.c's recentred step). */
 #define MR_NEWTON_ARMIJO 1e-4
 
-/* newton.c: r per row from the current eps (the factor is stale after); y, impulses and,
- * when D is given, D, slip and zones at Jv; the judge of the current point (its merit into
- * s->merit, the NCP measures returned); one Newton iteration from the evaluated point
- * (direction, line search, move), returning the residual there (NaN on a failed
- * factorization). */
+/* newton.c: r per row from the current eps (the factor is stale after); one Newton
+ * iteration from the evaluated point (direction, line search, move), returning the
+ * residual there (NaN on a failed factorization). */
 void mr_newton_regularization(mr_newton *s);
-void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D);
-double mr_newton_judge(mr_newton *s);
 double mr_newton_step(mr_newton *s);
+
+/* newton_point.c: y, impulses and, when D is given, D, slip and zones at Jv; x = L^-T x
+ * over the island's trees (A's factor: the half space the point is judged in); the judge
+ * of the current point, its merit alone into s->merit (a line search's trial needs no
+ * more until accepted), then its c and NCP measures (returned), or both; the island's
+ * velocity change dv = A^-1 J^T lambda for impulses lambda. */
+void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D);
+void mr_newton_mass_up(const mr_newton *s, double *x);
+void mr_newton_merit(mr_newton *s);
+double mr_newton_measures(mr_newton *s);
+double mr_newton_judge(mr_newton *s);
+void mr_newton_velocity_change(mr_newton *s, const double *lambda, double *dv);
 
 /* newton_warm.c: the warm path's first iterations (their count into *iters; NaN: restart
  * soft), whether the warm start meets an impact (the soft restart is then taken at once),
