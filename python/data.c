@@ -322,6 +322,7 @@ static PyObject *get_metrics(PyObject *self, void *closure) {
   METRICS_FIELDS(METRIC)
 #undef METRIC
   failed |= dict_set(dict, "iterations", PyLong_FromLong(d->solver_iters));
+  failed |= dict_set(dict, "pgs_sweeps", PyLong_FromLong(d->solver_sweeps)); /* of iterations */
   failed |= dict_set(dict, "residual", PyFloat_FromDouble(d->solver_residual));
   failed |= dict_set(dict, "status", PyLong_FromLong(d->solver_status));
   failed |= dict_set(dict, "nefc", PyLong_FromLong(d->nefc));

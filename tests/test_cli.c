@@ -101,6 +101,14 @@ static void test_run_json(void) {
   MR_CHECK(count_char(r.out, '{') == 1 && r.out[0] == '{');
   cli_free(&r);
 
+  /* With contact: the landing's missed warm paths go to pgs first (newton.c), whose sweeps
+   * the iterations count and mean_pgs_sweeps counts apart. */
+  r = cli_run("run '" HUMANOID "' --steps 300 --json --quiet");
+  MR_CHECK_MSG(r.status == 0, "status %d, stderr: %s", r.status, r.err);
+  double iters = json_number(r.out, "mean_iters"), sweeps = json_number(r.out, "mean_pgs_sweeps");
+  MR_CHECK_MSG(sweeps > 0 && sweeps < iters, "mean_iters %g, mean_pgs_sweeps %g", iters, sweeps);
+  cli_free(&r);
+
   /* Neither --steps nor --duration: 1 s of simulated time. */
   r = cli_run("run '" HUMANOID "' --no-contact --json --quiet");
   MR_CHECK(r.status == 0);

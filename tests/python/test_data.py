@@ -112,10 +112,11 @@ def test_metrics_has_every_field(paths):
     d = moreau.Data(m)
     moreau.step(m, d, 150)
     metrics = d.metrics
-    for key in fields + ["iterations", "residual", "status", "nefc", "ncon"]:
+    for key in fields + ["iterations", "pgs_sweeps", "residual", "status", "nefc", "ncon"]:
         assert key in metrics, key
     assert metrics["ncon"] == d.ncon > 0
     assert metrics["iterations"] >= 1 and metrics["residual"] >= 0
+    assert 0 <= metrics["pgs_sweeps"] <= metrics["iterations"]
     assert metrics["energy"] == pytest.approx(d.energy.sum(), rel=1e-12)
     history = d.solver_history
     assert len(history) == metrics["iterations"]
