@@ -61,9 +61,10 @@
  * the method's own; the solver stops when the primal, dual and complementarity residuals
  * and the natural map are all at most p->tol (complementarity alone lets a light contact
  * separate: lambda_N = 0.01 and c_N = 1e-6 have a product of 1e-8, a natural map of 1e-6).
- * iters counts Newton iterations of the island that took most (the islands are independent,
- * as if solved side by side), and the residual is the largest island's; the proximal steps
- * in between are not iterations.
+ * iters counts the iterations of the island that took most (the islands are independent,
+ * as if solved side by side), Newton's and the pgs sweeps it handed the island to (sweeps
+ * says how many of them), and the residual is the largest island's; the proximal steps in
+ * between are not iterations.
  */
 #include <math.h>
 #include <stdlib.h>
