@@ -233,14 +233,21 @@ static void mr_half_store(const mr_rows *r, mr_half *h, const double *w, int n, 
   mr_half_range(h, j, len, at);
 }
 
+/* How many of a row's columns cols[0..nc) (ascending) lie in its first tree range, which
+ * ends at `end`. */
+static int mr_row_first_range(const int *cols, int nc, int end) {
+  int split = 0;
+  while (split < nc && cols[split] < end) split++;
+  return split;
+}
+
 /* A contact's three rows whose columns in each tree range form one path from a root (a
  * body's chain: most contacts): their half solves are made in place in h's storage, from a
  * copy of J's rows, with G's diagonal. Returns 0 for any other contact, nothing done. */
 static int mr_half_contact(const mr_model *m, const mr_data *d, const mr_rows *r, int j,
                            const int *s, double *Gdiag, mr_half *h, int *at) {
   const int *cols = r->nzind + r->nzadr[j], nc = r->nzadr[j + 1] - r->nzadr[j];
-  int split = 0;
-  while (split < nc && cols[split] < s[1]) split++;
+  const int split = mr_row_first_range(cols, nc, s[1]);
   double *Y = h->Y + *at, sum[3], second[3] = {0, 0, 0};
   memcpy(Y, r->J + r->nzadr[j], 3 * (size_t)nc * sizeof(double));
   if (!mr_mass_half_path3(m, d, Y, nc, cols, split, sum) ||
@@ -269,8 +276,7 @@ static void mr_delassus_diagonal(const mr_model *m, const mr_data *d, const mr_r
       for (int t = r->nzadr[j + c]; t < r->nzadr[j + c + 1]; t++) w[n * r->nzind[t] + c] = r->J[t];
     /* the row's columns in its first tree range, then in its second */
     const int *cols = r->nzind + r->nzadr[j], nc = r->nzadr[j + 1] - r->nzadr[j];
-    int split = 0;
-    while (split < nc && cols[split] < s[1]) split++;
+    const int split = mr_row_first_range(cols, nc, s[1]);
     double second[MR_NORM2_BLOCK];
     int on_cols = mr_mass_inverse_norm2_n(m, d, w, n, s[0], s[1], Gdiag + j, cols, split);
     if (s[3] > s[2]) {

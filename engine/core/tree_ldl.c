@@ -71,25 +71,20 @@ void mr_tree_ldl_solve(const mr_model *m, const double *LD, const double *Dinv, 
   }
 }
 
+/* x's entry at dof i pushed into its ancestors: one step of L^-T from the leaves up. */
+static inline void mr_tree_ldl_push(const mr_model *m, const double *LD, double *x, int i) {
+  const double xi = x[i];
+  if (xi == 0) return;
+  for (int adr = m->dof_Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
+    x[m->M_colind[adr]] -= LD[adr] * xi;
+}
+
 void mr_tree_ldl_up1(const mr_model *m, const double *LD, double *x, int lo, int hi) {
-  const int *Madr = m->dof_Madr, *col = m->M_colind;
-  for (int i = hi - 1; i >= lo; i--) {
-    double xi = x[i];
-    if (xi == 0) continue;
-    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
-      x[col[adr]] -= LD[adr] * xi;
-  }
+  for (int i = hi - 1; i >= lo; i--) mr_tree_ldl_push(m, LD, x, i);
 }
 
 void mr_tree_ldl_up_cols(const mr_model *m, const double *LD, double *x, const int *cols, int n) {
-  const int *Madr = m->dof_Madr, *col = m->M_colind;
-  for (int t = n - 1; t >= 0; t--) {
-    const int i = cols[t];
-    double xi = x[i];
-    if (xi == 0) continue;
-    for (int adr = Madr[i] + 1, end = mr_tree_row_end(m, i); adr < end; adr++)
-      x[col[adr]] -= LD[adr] * xi;
-  }
+  for (int t = n - 1; t >= 0; t--) mr_tree_ldl_push(m, LD, x, cols[t]);
 }
 
 void mr_tree_ldl_down1(const mr_model *m, const double *LD, const double *Dinv, double *x, int lo,

@@ -19,15 +19,15 @@ void mr_solve_mass_block(const mr_model *m, const mr_data *d, double *X, int n, 
  * rows with one pattern of nonzeros (a contact's three) walk the tree once. cols[0..nc),
  * when given, are the vectors' nonzero dofs, ascending: where they form one path from a
  * root the walk runs over them alone, and 1 is returned: x's nonzeros are then on cols only. */
+int mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
+                            int hi, double *sum, const int *cols, int nc);
+
 /* The same half solve for a contact's three rows over dofs cols[0..nc) that form one path
  * from a root (each the parent of the next), in place on x, vector c's entry for cols[p] at
  * x[c stride + p] (a contact's rows as J or its half solves store them), with the squared
  * norms over D into sum. Returns 0, doing nothing, when cols is not such a path. */
 int mr_mass_half_path3(const mr_model *m, const mr_data *d, double *x, int stride, const int *cols,
                        int nc, double sum[3]);
-
-int mr_mass_inverse_norm2_n(const mr_model *m, const mr_data *d, double *x, int n, int lo,
-                            int hi, double *sum, const int *cols, int nc);
 
 /* The deepest dof that moves body b (its own last dof, else its nearest moving ancestor's),
  * or -1 for a body welded to the world: the chain of dofs supporting b starts there and

@@ -355,11 +355,16 @@ static int mr_newton_columns(mr_newton *s) {
   return ns;
 }
 
-/* Column b's contact: its first row, and the dofs its rows span (its bodies' chains to
- * their roots: mr_contact_dofs, so they hold every ancestor of each). */
+/* Column b's contact's first row. */
+static int mr_newton_column_row(const mr_newton *s, int b) {
+  return s->qrow[b] - (s->qrow[b] - s->base) % 3;
+}
+
+/* The dofs column b's contact's rows span (its bodies' chains to their roots:
+ * mr_contact_dofs, so they hold every ancestor of each). */
 static int mr_newton_column_dofs(const mr_newton *s, int b, const int **cols) {
   const mr_problem *p = s->p;
-  int i = s->qrow[b] - (s->qrow[b] - s->base) % 3;
+  int i = mr_newton_column_row(s, b);
   *cols = p->nzind + p->nzadr[i];
   return p->nzadr[i + 1] - p->nzadr[i];
 }
@@ -378,7 +383,7 @@ static void mr_newton_solve_chain(mr_newton *s, int ns) {
     if (!mr_all_zero(t + lo, hi - lo)) mr_tree_ldl_up1(m, s->Hm, t, lo, hi);
   for (int b = 0; b < ns; b++) {
     const int *cols, n = mr_newton_column_dofs(s, b, &cols);
-    const int i = s->qrow[b] - (s->qrow[b] - s->base) % 3;
+    const int i = mr_newton_column_row(s, b);
     double *y = s->Y + (size_t)b * s->nv, *q = s->Y + (size_t)(ns + b) * s->nv;
     for (int c = 0; c < n; c++) {
       const int k = cols[c];
@@ -435,7 +440,7 @@ void mr_newton_solve(mr_newton *s) {
   mr_newton_hsolve(s, s->dir, -1);
   if (ns == 0) return;
   for (int b = 0; b < ns; b++) {
-    int i = s->qrow[b] - (s->qrow[b] - s->base) % 3; /* the column's contact's first row */
+    int i = mr_newton_column_row(s, b);
     double *y = s->Y + (size_t)b * s->nv;
     for (int a = 0; a < s->ndof; a++) y[s->dof[a]] = 0;
     for (int a = 0; a < 3; a++) {
