@@ -150,7 +150,9 @@ double mr_newton_warm_path(mr_newton *s, int *iters) {
   int again = 0;
   double res = mr_newton_guess(s, &again);
   ++*iters;
-  while (isnan(res) && again && *iters < MR_NEWTON_RELINEARIZE && *iters < s->p->max_iter) {
+  /* counted from this path's first guess: a path from pgs's point starts after its sweeps */
+  for (int guesses = 1; isnan(res) && again && guesses < MR_NEWTON_RELINEARIZE; guesses++) {
+    if (*iters >= s->p->max_iter) break;
     mr_newton_copy_rows(s, s->center, s->lam);
     res = mr_newton_guess(s, &again);
     ++*iters;
