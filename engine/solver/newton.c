@@ -269,7 +269,7 @@ static size_t mr_newton_max_cols(size_t ncon) { return 3 * ncon < MR_NEWTON_MAX_
 size_t mr_newton_scratch_bytes(const mr_model *m, size_t nrow, size_t maxrow) {
   size_t nv = (size_t)m->nv, mc = mr_newton_block_cols(maxrow, nv) + 1;
   size_t ms = mr_newton_max_cols(nrow / 3), ncon = nrow / 3 + 1;
-  size_t doubles = 11 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
+  size_t doubles = 12 * (nv + 1) + 9 * (nrow + 1) + 9 * ncon + 2 * ncon + mc * mc +
                    ms * (nv + ms + 4) + 2 * (nrow + 1) + 4 + (size_t)m->nM + nv + 2 + ncon;
   doubles += nrow + 9 * ncon + nv + 1; /* the factor's D and the update's vector */
   /* the warm start's copy and the islands' results (16 bytes each, one island per tree at
@@ -290,8 +290,8 @@ static int mr_newton_alloc(mr_newton *s, const mr_problem *p, mr_data *work) {
     if (p->nzadr[i + 1] - p->nzadr[i] > maxcols) maxcols = p->nzadr[i + 1] - p->nzadr[i];
   size_t mc = mr_newton_block_cols((size_t)maxcols, nv) + 1, ncon = (size_t)p->ncon + 1;
   *s = (mr_newton){.p = p, .m = p->m, .d = p->d, .work = work, .nv = p->nv, .base = p->neq + p->nlim};
-  double **vecs_nv[] = {&s->z,  &s->dir, &s->yhat, &s->tmp,  &s->z0,
-                        &s->zdir, &s->Av, &s->Av0,  &s->Adir, &s->negF, &s->ydinv};
+  double **vecs_nv[] = {&s->z,    &s->dir, &s->yhat, &s->tmp,  &s->z0,    &s->zdir,
+                        &s->Av,   &s->Av0, &s->Adir, &s->negF, &s->ydinv, &s->yhat_answer};
   double **vecs_n[] = {&s->r, &s->bias, &s->center, &s->Jv, &s->Jdir, &s->Jv0, &s->lam, &s->c, &s->y};
   for (size_t a = 0; a < sizeof vecs_nv / sizeof *vecs_nv; a++)
     if (!(*vecs_nv[a] = mr_arena_doubles(work, nv + 1))) return -1;
@@ -608,10 +608,13 @@ static double mr_newton_start(mr_newton *s, const double *lambda) {
   return mr_newton_soften(s, MR_NEWTON_EPS);
 }
 
-/* The island's current point into out (its best so far). */
-static void mr_newton_finish(const mr_newton *s, mr_solver_out *out) {
+/* The island's current point into out (its best so far), and its yhat for the velocity
+ * change: every point handed here was judged last (a line search ends on its accepted
+ * trial, every other point on mr_newton_judge), so s->yhat is that of s->lam. */
+static void mr_newton_finish(mr_newton *s, mr_solver_out *out) {
   mr_newton_copy_rows(s, out->lambda, s->lam);
   mr_newton_copy_rows(s, out->c, s->c);
+  mr_newton_copy_dofs(s, s->yhat_answer, s->yhat);
 }
 
 /* How one island's solve ended. */
@@ -838,7 +841,7 @@ void mr_solve_newton(const mr_problem *p, mr_solver_out *out, mr_data *work) {
   for (int i = 0; i < s.isl.n; i++) {
     mr_newton_island(&s, i);
     res[i] = mr_newton_solve_island(&s, warm, restart, out, &filled);
-    if (out->dv) mr_newton_velocity_change(&s, out->lambda, out->dv);
+    if (out->dv) mr_newton_velocity_change(&s, out->dv);
     if (res[i].iters > out->iters) {
       out->iters = res[i].iters;
       out->sweeps = res[i].sweeps;

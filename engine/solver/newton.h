@@ -26,8 +26,9 @@ typedef struct mr_newton {
   double *bias;     /* nrow: g - J v_free */
   double *center;   /* nrow: lambda_c */
   /* nv: z = L^-T A (v - v_free) in the half space of A's factor (newton.c: the judge), at
-   * the point and at the line's start, and L^-T A dir; yhat = L^-T J^T lambda and D^-1 yhat */
-  double *z, *z0, *zdir, *yhat, *ydinv;
+   * the point and at the line's start, and L^-T A dir; yhat = L^-T J^T lambda and D^-1 yhat,
+   * and yhat_answer, yhat of the island's answer (newton.c: mr_newton_finish) */
+  double *z, *z0, *zdir, *yhat, *ydinv, *yhat_answer;
   double *dir, *tmp; /* nv */
   double *negF;     /* nv: -F at the point a direction is computed from */
   double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
@@ -122,13 +123,13 @@ double mr_newton_step(mr_newton *s);
  * over the island's trees (A's factor: the half space the point is judged in); the judge
  * of the current point, its merit alone into s->merit (a line search's trial needs no
  * more until accepted), then its c and NCP measures (returned), or both; the island's
- * velocity change dv = A^-1 J^T lambda for impulses lambda. */
+ * velocity change dv = A^-1 J^T lambda for its answer's impulses, from s->yhat_answer. */
 void mr_newton_project(mr_newton *s, const double *Jv, double *lam, double *D);
 void mr_newton_mass_up(const mr_newton *s, double *x);
 void mr_newton_merit(mr_newton *s);
 double mr_newton_measures(mr_newton *s);
 double mr_newton_judge(mr_newton *s);
-void mr_newton_velocity_change(mr_newton *s, const double *lambda, double *dv);
+void mr_newton_velocity_change(const mr_newton *s, double *dv);
 
 /* newton_warm.c: the warm path's first iterations (their count into *iters; NaN: restart
  * soft), whether the warm start meets an impact (the soft restart is then taken at once),

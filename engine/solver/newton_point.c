@@ -157,8 +157,8 @@ double mr_newton_judge(mr_newton *s) {
 }
 
 /* The island's velocity change for its answer, dv = A^-1 J^T lambda = L^-1 D^-1 yhat. */
-void mr_newton_velocity_change(mr_newton *s, const double *lambda, double *dv) {
-  mr_newton_half_impulse(s, lambda, dv);
+void mr_newton_velocity_change(const mr_newton *s, double *dv) {
+  mr_newton_copy_dofs(s, dv, s->yhat_answer);
   for (int a = 0, lo, hi; mr_newton_next_tree(s, &a, &lo, &hi);)
     mr_tree_ldl_down1(s->m, s->d->qLD, s->d->qLDiagInv, dv, lo, hi);
 }
