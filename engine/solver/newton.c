@@ -397,7 +397,17 @@ static int mr_newton_drop_calm(const mr_newton *s) {
  * when the proximal steps contract slowly. Tenfold, not more: the point's velocity error,
  * divided by a much smaller r, would turn the zones over, and Newton would walk them back
  * one by one. */
+/* A start point's A (v - v_free) = J^T lambda_c, its centre's impulses, formed when first
+ * needed (a Newton step, or a proximal step about to move the centre): a warm start kept
+ * as it stands, most islands of a resting scene, never needs it. */
+static void mr_newton_Av_form(mr_newton *s) {
+  if (!s->Av_stale) return;
+  mr_newton_JTmul(s, s->center, s->Av);
+  s->Av_stale = 0;
+}
+
 static void mr_newton_outer(mr_newton *s, double prox) {
+  mr_newton_Av_form(s);
   int settled = s->last_prox > 0 && mr_newton_zones_equal(s, s->zone, s->zone_outer);
   int slow = s->last_prox > 0 && prox > MR_NEWTON_SLOW * s->last_prox;
   s->last_prox = prox;
@@ -513,6 +523,7 @@ static int mr_newton_direction(mr_newton *s) {
  * there (NaN on a failed factorization). */
 double mr_newton_step(mr_newton *s) {
   if (!mr_newton_factor_valid(s) && mr_newton_factor(s)) return NAN;
+  mr_newton_Av_form(s);
   /* -F = J^T lambda - A (v - v_free) */
   mr_newton_JTmul(s, s->lam, s->tmp);
   for (int a = 0; a < s->ndof; a++) s->negF[s->dof[a]] = s->tmp[s->dof[a]] - s->Av[s->dof[a]];
@@ -586,7 +597,7 @@ static double mr_newton_start_point(mr_newton *s, const double *lambda) {
   mr_newton_copy_dofs(s, s->z, s->yhat);
   s->merit = 0;
   double res = mr_newton_measures(s);
-  mr_newton_JTmul(s, s->lam, s->Av);
+  s->Av_stale = 1; /* J^T lambda (mr_newton_Av_form) */
   for (int a = 0; a < s->nrow; a++) s->Jv[s->row[a]] = s->c[s->row[a]] - s->bias[s->row[a]];
   mr_newton_copy_rows(s, s->center, s->lam);
   return res;

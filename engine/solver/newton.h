@@ -33,6 +33,7 @@ typedef struct mr_newton {
   double *negF;     /* nv: -F at the point a direction is computed from */
   double *Av, *Av0, *Adir; /* nv: A (v - v_free) at v and at v0, A dir: along a line these
                               are combined, not multiplied again */
+  int Av_stale;     /* Av not yet formed at a start point (newton.c: mr_newton_Av_form) */
   double *Jv, *Jdir, *Jv0, *lam, *c, *y; /* nrow */
   double *D;        /* symmetric part of D per block: 1 for the first base rows, 9 per contact */
   double *slip;     /* 2 per contact: mu e of a sliding one */
