@@ -392,11 +392,6 @@ static int mr_newton_drop_calm(const mr_newton *s) {
   return 10 * swing <= MR_NEWTON_DROP_SWING * largest;
 }
 
-/* The centre to the current impulses; eps down tenfold once the zones hold from one
- * proximal step to the next (Newton no longer needs as much softness to find them), or
- * when the proximal steps contract slowly. Tenfold, not more: the point's velocity error,
- * divided by a much smaller r, would turn the zones over, and Newton would walk them back
- * one by one. */
 /* A start point's A (v - v_free) = J^T lambda_c, its centre's impulses, formed when first
  * needed (a Newton step, or a proximal step about to move the centre): a warm start kept
  * as it stands, most islands of a resting scene, never needs it. */
@@ -406,6 +401,11 @@ static void mr_newton_Av_form(mr_newton *s) {
   s->Av_stale = 0;
 }
 
+/* The centre to the current impulses; eps down tenfold once the zones hold from one
+ * proximal step to the next (Newton no longer needs as much softness to find them), or
+ * when the proximal steps contract slowly. Tenfold, not more: the point's velocity error,
+ * divided by a much smaller r, would turn the zones over, and Newton would walk them back
+ * one by one. */
 static void mr_newton_outer(mr_newton *s, double prox) {
   mr_newton_Av_form(s);
   int settled = s->last_prox > 0 && mr_newton_zones_equal(s, s->zone, s->zone_outer);
